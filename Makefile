@@ -1,0 +1,63 @@
+# Top-level build, test and install of the stack.
+#
+#   make                 modules for KVER (default: newest installed headers) + userspace
+#   make modules-all     modules for every kernel in KVERS
+#   make check           unit tests + VM suites for every kernel in KVERS
+#   make demo            build, boot a VM, load the stack, ibv_devinfo + RC ping-pong
+#   make install / uninstall   DKMS modules, udev rule, memlock limits, userspace
+#
+# Kernel objects go to build/<release>/ (a copy of kernel/, since kbuild puts
+# objects next to the sources), userspace to build/userspace with binaries in
+# build/lib and build/bin.
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+hdr_releases = $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+	sed 's|.*/linux-headers-||' | sort -V)
+KVERS ?= $(hdr_releases)
+KVER ?= $(lastword $(KVERS))
+WERROR ?= $(if $(CI),1,0)
+CMAKE_BUILD_TYPE ?= RelWithDebInfo
+PREFIX ?= /usr/local
+VALGRIND ?= OFF
+PACKAGE_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+
+.PHONY: all modules modules-all userspace check check-unit check-vm demo \
+	install uninstall clean deps
+
+all: modules userspace
+
+deps:
+	scripts/install-deps
+
+modules:
+	@[ -n "$(KVER)" ] || { echo "no kernel headers found: run 'make deps'" >&2; exit 1; }
+	scripts/build-modules $(KVER) $(WERROR)
+
+modules-all:
+	@for k in $(KVERS); do scripts/build-modules $$k $(WERROR) || exit 1; done
+
+userspace:
+	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) \
+		-DCMAKE_INSTALL_PREFIX=$(PREFIX) -DIBX_WERROR=$(WERROR) \
+		-DIBX_VALGRIND=$(VALGRIND) -DIBX_OUTPUT_DIR=$(BUILD) >/dev/null
+	cmake --build $(BUILD)/userspace -j$$(nproc)
+
+check: modules-all userspace
+	scripts/check $(KVERS)
+
+check-unit: userspace
+	scripts/check --unit-only
+
+demo:
+	scripts/demo
+
+install:
+	scripts/install-stack install
+
+uninstall:
+	scripts/install-stack uninstall
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * ibx_core.h - the contract between the verbs core (ibx_uverbs.ko) and the
+ * HCA drivers that register with it (mlx_hw.ko is the first).
+ *
+ * The core owns everything generic: the character device, sysfs, the
+ * write() command ABI of <rdma/ib_user_verbs.h>, object handles and their
+ * lifetime, memory pinning, the IBA QP state machine and event delivery.
+ * A driver owns the hardware (here: a device model) and implements the ops
+ * below.  All exported symbols use the ibx_ prefix so nothing collides with
+ * the in-tree ib_core/ib_uverbs.
+ *
+ * Object allocation is two-phase and done by the core: a driver declares the
+ * size of its private object (which embeds the core struct as its FIRST
+ * member), the core kzalloc()s it, fills the core part, calls the driver's
+ * create op, and only then publishes a handle to userspace.  Destroy ops are
+ * called exactly once, after the core guaranteed that no command and no
+ * dependent object (e.g. a QP on a CQ) still uses the object.
+ *
+ * Locking: ops are called in process context and may sleep.  Events
+ * (ibx_cq_completion, ibx_*_event) may be raised from any context,
+ * including the driver's kernel threads and softirq.
+ */
+#ifndef IBX_CORE_H
+#define IBX_CORE_H
+
+#include <linux/types.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_user_verbs.h>
+
+#define IBX_DEVICE_NAME_MAX	64
+#define IBX_MAX_PORTS		1	/* ports are numbered 1..phys_port_cnt */
+#define IBX_GID_TABLE_LEN	16
+
+struct ibx_device;
+struct ibx_ucontext;
+
+/* Driver-private input/output of a command (the bytes after the core's). */
+struct ibx_udata {
+	const void __user *inbuf;
+	void __user *outbuf;
+	size_t inlen;
+	size_t outlen;
+};
+
+/* Copies min(len, udata->inlen); the rest of @dst is zeroed. */
+int ibx_udata_copy_from(void *dst, const struct ibx_udata *udata, size_t len);
+/* Copies min(len, udata->outlen). */
+int ibx_udata_copy_to(struct ibx_udata *udata, const void *src, size_t len);
+
+union ibx_gid {
+	u8 raw[16];
+	struct {
+		__be64 subnet_prefix;
+		__be64 interface_id;
+	} global;
+};
+
+/* Values as in sysfs gid_attrs/types and ibv_query_gid_type(). */
+enum ibx_gid_type {
+	IBX_GID_TYPE_IB = 0,
+	IBX_GID_TYPE_ROCE_V1 = 1,
+	IBX_GID_TYPE_ROCE_V2 = 2,
+};
+
+/* Values of enum ibv_event_type. */
+enum ibx_event_type {
+	IBX_EVENT_CQ_ERR = 0,
+	IBX_EVENT_QP_FATAL = 1,
+	IBX_EVENT_QP_REQ_ERR = 2,
+	IBX_EVENT_QP_ACCESS_ERR = 3,
+	IBX_EVENT_COMM_EST = 4,
+	IBX_EVENT_SQ_DRAINED = 5,
+	IBX_EVENT_PATH_MIG = 6,
+	IBX_EVENT_PATH_MIG_ERR = 7,
+	IBX_EVENT_DEVICE_FATAL = 8,
+	IBX_EVENT_PORT_ACTIVE = 9,
+	IBX_EVENT_PORT_ERR = 10,
+	IBX_EVENT_LID_CHANGE = 11,
+	IBX_EVENT_PKEY_CHANGE = 12,
+	IBX_EVENT_SM_CHANGE = 13,
+	IBX_EVENT_SRQ_ERR = 14,
+	IBX_EVENT_SRQ_LIMIT_REACHED = 15,
+	IBX_EVENT_QP_LAST_WQE_REACHED = 16,
+	IBX_EVENT_CLIENT_REREGISTER = 17,
+	IBX_EVENT_GID_CHANGE = 18,
+};
+
+/* Values of enum ibv_qp_state. */
+enum ibx_qp_state {
+	IBX_QPS_RESET = 0,
+	IBX_QPS_INIT = 1,
+	IBX_QPS_RTR = 2,
+	IBX_QPS_RTS = 3,
+	IBX_QPS_SQD = 4,
+	IBX_QPS_SQE = 5,
+	IBX_QPS_ERR = 6,
+};
+
+/* Values of enum ibv_qp_attr_mask. */
+enum ibx_qp_attr_mask {
+	IBX_QP_STATE = 1 << 0,
+	IBX_QP_CUR_STATE = 1 << 1,
+	IBX_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	IBX_QP_ACCESS_FLAGS = 1 << 3,
+	IBX_QP_PKEY_INDEX = 1 << 4,
+	IBX_QP_PORT = 1 << 5,
+	IBX_QP_QKEY = 1 << 6,
+	IBX_QP_AV = 1 << 7,
+	IBX_QP_PATH_MTU = 1 << 8,
+	IBX_QP_TIMEOUT = 1 << 9,
+	IBX_QP_RETRY_CNT = 1 << 10,
+	IBX_QP_RNR_RETRY = 1 << 11,
+	IBX_QP_RQ_PSN = 1 << 12,
+	IBX_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	IBX_QP_ALT_PATH = 1 << 14,
+	IBX_QP_MIN_RNR_TIMER = 1 << 15,
+	IBX_QP_SQ_PSN = 1 << 16,
+	IBX_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	IBX_QP_PATH_MIG_STATE = 1 << 18,
+	IBX_QP_CAP = 1 << 19,
+	IBX_QP_DEST_QPN = 1 << 20,
+	IBX_QP_RATE_LIMIT = 1 << 25,
+};
+
+/* Values of enum ibv_mtu (1 = 256 ... 5 = 4096). */
+enum ibx_mtu {
+	IBX_MTU_256 = 1,
+	IBX_MTU_512 = 2,
+	IBX_MTU_1024 = 3,
+	IBX_MTU_2048 = 4,
+	IBX_MTU_4096 = 5,
+};
+
+static inline unsigned int ibx_mtu_to_bytes(enum ibx_mtu mtu)
+{
+	return 128u << mtu;
+}
+
+/* Address vector (ibv_ah_attr with its GRH); dmac is resolved by the driver. */
+struct ibx_ah_attr {
+	union ibx_gid dgid;
+	u32 flow_label;
+	u16 dlid;
+	u8 sgid_index;
+	u8 hop_limit;
+	u8 traffic_class;
+	u8 sl;
+	u8 src_path_bits;
+	u8 static_rate;
+	u8 is_global;
+	u8 port_num;
+	u8 dmac[ETH_ALEN];	/* resolved by the driver for RoCE */
+};
+
+struct ibx_qp_cap {
+	u32 max_send_wr;
+	u32 max_recv_wr;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline_data;
+};
+
+/* The full attribute set of a QP, as ibv_qp_attr. */
+struct ibx_qp_attr {
+	enum ibx_qp_state qp_state;
+	enum ibx_qp_state cur_qp_state;
+	enum ibx_mtu path_mtu;
+	u32 path_mig_state;
+	u32 qkey;
+	u32 rq_psn;		/* 24 bits */
+	u32 sq_psn;		/* 24 bits */
+	u32 dest_qp_num;	/* 24 bits */
+	u32 qp_access_flags;	/* IB_UVERBS_ACCESS_* */
+	struct ibx_qp_cap cap;
+	struct ibx_ah_attr ah_attr;
+	struct ibx_ah_attr alt_ah_attr;
+	u16 pkey_index;
+	u16 alt_pkey_index;
+	u8 en_sqd_async_notify;
+	u8 sq_draining;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u8 min_rnr_timer;
+	u8 port_num;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 alt_port_num;
+	u8 alt_timeout;
+	u32 rate_limit;
+};
+
+/* ---- objects: drivers embed these as the first member of their own ---- */
+
+struct ibx_ucontext {
+	struct ibx_device *dev;
+	void *core_priv;		/* the open file; opaque to drivers */
+};
+
+struct ibx_pd {
+	struct ibx_device *dev;
+	struct ibx_ucontext *uctx;
+};
+
+/* User memory pinned by the core for an MR (pin_user_pages, FOLL_LONGTERM). */
+struct ibx_umem {
+	u64 address;			/* user virtual address of byte 0 */
+	u64 length;			/* bytes */
+	unsigned int offset;		/* offset of byte 0 in pages[0] */
+	unsigned long npages;
+	struct page **pages;
+	bool writable;
+};
+
+struct ibx_mr {
+	struct ibx_device *dev;
+	struct ibx_pd *pd;
+	struct ibx_umem *umem;		/* NULL only for kernel-internal MRs */
+	u64 iova;			/* address the keys expose */
+	u64 length;
+	u32 access;			/* IB_UVERBS_ACCESS_* */
+	u32 lkey;			/* set by the driver's reg_mr */
+	u32 rkey;			/* set by the driver's reg_mr */
+};
+
+struct ibx_mw {
+	struct ibx_device *dev;
+	struct ibx_pd *pd;
+	u32 type;			/* 1 or 2 (IB_MW_TYPE_1/2) */
+	u32 rkey;			/* set by the driver */
+};
+
+struct ibx_cq {
+	struct ibx_device *dev;
+	struct ibx_ucontext *uctx;
+	int cqe;			/* capacity; the driver may round up */
+	u64 user_handle;		/* cq_context of ibv_cq */
+	void *core_priv;
+};
+
+struct ibx_cq_init_attr {
+	u32 cqe;
+	u32 comp_vector;
+	u32 flags;			/* IB_UVERBS_CQ_FLAGS_* */
+};
+
+struct ibx_srq_attr {
+	u32 max_wr;
+	u32 max_sge;
+	u32 srq_limit;
+};
+
+struct ibx_srq {
+	struct ibx_device *dev;
+	struct ibx_ucontext *uctx;
+	struct ibx_pd *pd;
+	u32 srq_type;			/* IB_UVERBS_SRQT_* */
+	u32 srq_num;			/* XRC SRQ number, set by the driver */
+	struct ibx_cq *cq;		/* XRC only */
+	u64 user_handle;
+	void *core_priv;
+};
+
+struct ibx_qp_init_attr {
+	u32 qp_type;			/* IB_UVERBS_QPT_* */
+	struct ibx_qp_cap cap;		/* in: requested; out: actual */
+	u8 sq_sig_all;
+	u32 create_flags;
+};
+
+struct ibx_qp {
+	struct ibx_device *dev;
+	struct ibx_ucontext *uctx;
+	struct ibx_pd *pd;
+	struct ibx_cq *send_cq;
+	struct ibx_cq *recv_cq;
+	struct ibx_srq *srq;
+	u32 qp_type;			/* IB_UVERBS_QPT_* */
+	u32 qp_num;			/* set by the driver's create_qp */
+	u8 sq_sig_all;
+	/*
+	 * Current attributes, owned by the core: updated after a successful
+	 * modify_qp, read by QUERY_QP.  Drivers keep their own copy of what
+	 * their data path needs.
+	 */
+	struct ibx_qp_attr attr;
+	u64 user_handle;
+	void *core_priv;
+};
+
+struct ibx_ah {
+	struct ibx_device *dev;
+	struct ibx_pd *pd;
+	struct ibx_ah_attr attr;
+};
+
+/* ---- the driver ops ---- */
+
+struct ibx_device_ops {
+	struct module *owner;
+
+	/* Sizes of the driver objects (>= the core struct they embed). */
+	size_t size_ucontext, size_pd, size_mr, size_mw, size_cq, size_qp,
+		size_srq, size_ah;
+
+	int (*query_port)(struct ibx_device *dev, u32 port,
+			  struct ib_uverbs_query_port_resp *attr);
+
+	int (*alloc_ucontext)(struct ibx_ucontext *uctx, struct ibx_udata *udata);
+	void (*dealloc_ucontext)(struct ibx_ucontext *uctx);
+	int (*mmap)(struct ibx_ucontext *uctx, struct vm_area_struct *vma);
+	/* Driver-private ioctls on the uverbs fd (not RDMA_VERBS_IOCTL). */
+	long (*ioctl)(struct ibx_ucontext *uctx, unsigned int cmd,
+		      unsigned long arg);
+
+	int (*alloc_pd)(struct ibx_pd *pd, struct ibx_udata *udata);
+	void (*dealloc_pd)(struct ibx_pd *pd);
+
+	/* mr->umem, iova, length, access are set; assign lkey and rkey. */
+	int (*reg_mr)(struct ibx_mr *mr, struct ibx_udata *udata);
+	void (*dereg_mr)(struct ibx_mr *mr);
+
+	int (*alloc_mw)(struct ibx_mw *mw, struct ibx_udata *udata);
+	void (*dealloc_mw)(struct ibx_mw *mw);
+
+	int (*create_cq)(struct ibx_cq *cq, const struct ibx_cq_init_attr *attr,
+			 struct ibx_udata *udata);
+	int (*resize_cq)(struct ibx_cq *cq, int cqe, struct ibx_udata *udata);
+	void (*destroy_cq)(struct ibx_cq *cq);
+	/* The REQ_NOTIFY_CQ command (userspace providers usually arm directly). */
+	int (*req_notify_cq)(struct ibx_cq *cq, bool solicited_only);
+
+	/* qp->pd, cqs, srq, qp_type are set; assign qp_num, adjust init->cap. */
+	int (*create_qp)(struct ibx_qp *qp, struct ibx_qp_init_attr *init,
+			 struct ibx_udata *udata);
+	/*
+	 * Called after the core validated the transition and the attribute
+	 * mask against the IBA tables; on success the core merges @attr into
+	 * qp->attr.  A move to ERR must flush all outstanding WQEs.
+	 */
+	int (*modify_qp)(struct ibx_qp *qp, const struct ibx_qp_attr *attr,
+			 u32 mask, struct ibx_udata *udata);
+	void (*destroy_qp)(struct ibx_qp *qp);
+
+	int (*create_srq)(struct ibx_srq *srq, struct ibx_srq_attr *attr,
+			  struct ibx_udata *udata);
+	int (*modify_srq)(struct ibx_srq *srq, const struct ibx_srq_attr *attr,
+			  u32 mask, struct ibx_udata *udata);
+	int (*query_srq)(struct ibx_srq *srq, struct ibx_srq_attr *attr);
+	void (*destroy_srq)(struct ibx_srq *srq);
+
+	int (*create_ah)(struct ibx_ah *ah, struct ibx_udata *udata);
+	void (*destroy_ah)(struct ibx_ah *ah);
+
+	int (*attach_mcast)(struct ibx_qp *qp, const union ibx_gid *gid, u16 lid);
+	int (*detach_mcast)(struct ibx_qp *qp, const union ibx_gid *gid, u16 lid);
+
+	/* Optional sysfs ports/N/hw_counters: names, and a snapshot of values. */
+	const char *const *hw_counter_names;
+	unsigned int num_hw_counters;
+	int (*get_hw_counters)(struct ibx_device *dev, u32 port, u64 *values);
+};
+
+struct ibx_port_gids {
+	struct {
+		union ibx_gid gid;
+		enum ibx_gid_type type;
+		struct net_device *ndev;	/* held (dev_hold) while valid */
+		bool valid;
+	} entry[IBX_GID_TABLE_LEN];
+};
+
+struct ibx_device {
+	/* Set by the driver before ibx_register_device(). */
+	char name[IBX_DEVICE_NAME_MAX];		/* may contain one %d */
+	const struct ibx_device_ops *ops;
+	struct device *parent;			/* optional */
+	/*
+	 * Device attributes as reported by (EX_)QUERY_DEVICE; the driver
+	 * fills attr.base including node_guid, sys_image_guid, vendor ids,
+	 * limits and phys_port_cnt.
+	 */
+	struct ib_uverbs_ex_query_device_resp attr;
+	char fw_ver[32];
+	u32 node_type;				/* 1 = CA */
+	u32 num_comp_vectors;
+	u32 driver_abi_version;			/* reported to providers */
+	char driver_id[16];			/* provider name, e.g. "mlx_hw" */
+
+	/* Owned by the core. */
+	struct net_device *netdev[IBX_MAX_PORTS + 1];
+	struct ibx_port_gids gids[IBX_MAX_PORTS + 1];
+	void *core_priv;
+};
+
+/* Allocates a zeroed driver device of @size bytes embedding ibx_device first. */
+struct ibx_device *ibx_alloc_device(size_t size);
+void ibx_dealloc_device(struct ibx_device *dev);
+int ibx_register_device(struct ibx_device *dev);
+/*
+ * Unregisters: open contexts get IBX_EVENT_DEVICE_FATAL and are
+ * disassociated (their objects destroyed through the ops, later commands
+ * fail with -EIO).  Returns once no op of @dev runs or will run.
+ */
+void ibx_unregister_device(struct ibx_device *dev);
+
+/* The netdev a port is bound to (device/net link, gid ndevs); NULL unbinds. */
+int ibx_set_netdev(struct ibx_device *dev, u32 port, struct net_device *ndev);
+/* Sets or (gid == NULL) clears a GID entry and raises IBX_EVENT_GID_CHANGE. */
+int ibx_set_gid(struct ibx_device *dev, u32 port, unsigned int index,
+		const union ibx_gid *gid, enum ibx_gid_type type,
+		struct net_device *ndev);
+/* Copies GID entry @index; -ENOENT if empty.  Usable from any context. */
+int ibx_get_gid(struct ibx_device *dev, u32 port, unsigned int index,
+		union ibx_gid *gid, enum ibx_gid_type *type);
+
+/* Events, from any context. */
+void ibx_cq_completion(struct ibx_cq *cq);	/* completion channel event */
+void ibx_cq_event(struct ibx_cq *cq, enum ibx_event_type type);
+void ibx_qp_event(struct ibx_qp *qp, enum ibx_event_type type);
+void ibx_srq_event(struct ibx_srq *srq, enum ibx_event_type type);
+void ibx_port_event(struct ibx_device *dev, u32 port, enum ibx_event_type type);
+
+#endif /* IBX_CORE_H */

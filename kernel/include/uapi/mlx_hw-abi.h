@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
+/*
+ * mlx_hw-abi.h - the mlx_hw HCA's interface to userspace: the driver-private
+ * parts of the uverbs commands (udata) and the memory formats of the device
+ * (doorbell records, WQEs, CQEs).  Shared verbatim by kernel/mlx_hw and the
+ * userspace provider.  docs/prm.md is the prose reference of everything here.
+ *
+ * All multi-byte fields of device memory are little-endian, except
+ * imm_data, which carries the network-order value of ibv_send_wr.imm_data.
+ */
+#ifndef MLX_HW_ABI_H
+#define MLX_HW_ABI_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define MLX_HW_ABI_VERSION	1
+
+/* ---------------- the engine's wake-up handshake ---------------- */
+
+/*
+ * One read-only page per device, mapped by every context: the engine sets
+ * NEED_WAKEUP before it sleeps.  After publishing a doorbell record a
+ * provider issues a full barrier, reads flags, and only if NEED_WAKEUP is
+ * set calls ioctl(cmd_fd, MLX_HW_IOCTL_WAKE).
+ */
+struct mlx_hw_engine_page {
+	__le32 flags;
+	__le32 reserved;
+	__le64 wakeups;		/* statistics: wake-ups since load */
+};
+
+#define MLX_HW_ENGINE_NEED_WAKEUP	(1u << 0)
+
+#define MLX_HW_IOCTL_MAGIC	0xb7	/* not RDMA_IOCTL_MAGIC (0x1b) */
+#define MLX_HW_IOCTL_WAKE	_IO(MLX_HW_IOCTL_MAGIC, 1)
+
+/* ---------------- doorbell records ---------------- */
+
+/*
+ * Every queue object is one mmap region: a 4 KiB doorbell page at offset 0,
+ * then its ring(s) at the offsets the create response gives.  Fields marked
+ * "user" are written by the provider only, "engine" by the device only.
+ * All indices are free-running 32-bit counters (ring slot = index & (n-1)).
+ */
+struct mlx_hw_qp_db {
+	__le32 sq_pi;		/* user: next SQ WQE index to be written */
+	__le32 rq_pi;		/* user: next RQ WQE index to be written */
+	__le32 sq_ci;		/* engine: SQ slots below this are free again */
+	__le32 rq_ci;		/* engine: RQ slots below this are free again */
+};
+
+struct mlx_hw_srq_db {
+	__le32 pi;		/* user */
+	__le32 ci;		/* engine */
+};
+
+/*
+ * CQ arming: the provider writes ci, then the arm word with a new sequence
+ * number.  The engine, on seeing a new arm_sn, arms the CQ; if CQEs beyond
+ * ci already exist it fires the completion event at once.
+ */
+struct mlx_hw_cq_db {
+	__le32 ci;		/* user: next CQE index to be polled */
+	__le32 arm;		/* user: MLX_HW_CQ_ARM_* */
+	__le32 pi;		/* engine: next CQE index to be written */
+	__le32 reserved;
+};
+
+#define MLX_HW_CQ_ARM_SN_SHIFT	8	/* arm sequence number, bits 8..31 */
+#define MLX_HW_CQ_ARM_NEXT	1	/* any next completion */
+#define MLX_HW_CQ_ARM_SOLICITED	2	/* next solicited or error completion */
+
+/* ---------------- send queue WQE ---------------- */
+
+/* Opcodes: the values of enum ibv_wr_opcode. */
+enum mlx_hw_wqe_opcode {
+	MLX_HW_OP_RDMA_WRITE = 0,
+	MLX_HW_OP_RDMA_WRITE_IMM = 1,
+	MLX_HW_OP_SEND = 2,
+	MLX_HW_OP_SEND_IMM = 3,
+	MLX_HW_OP_RDMA_READ = 4,
+	MLX_HW_OP_ATOMIC_CS = 5,
+	MLX_HW_OP_ATOMIC_FA = 6,
+	MLX_HW_OP_LOCAL_INV = 7,
+	MLX_HW_OP_BIND_MW = 8,
+	MLX_HW_OP_SEND_INV = 9,
+};
+
+/* Flags: the values of enum ibv_send_flags. */
+enum mlx_hw_wqe_flags {
+	MLX_HW_WQE_FENCE = 1 << 0,
+	MLX_HW_WQE_SIGNALED = 1 << 1,
+	MLX_HW_WQE_SOLICITED = 1 << 2,
+	MLX_HW_WQE_INLINE = 1 << 3,
+};
+
+/*
+ * A send WQE occupies one fixed-size slot (sq_stride bytes) and is laid out
+ * as: ctrl, then [ud] for UD QPs, then [raddr] for RDMA and atomic ops,
+ * then [atomic] for atomics, then [bind] for BIND_MW, then either num_sge
+ * data segments or (MLX_HW_WQE_INLINE) one inline segment.
+ */
+struct mlx_hw_wqe_ctrl {
+	__le64 wr_id;
+	__u8 opcode;		/* enum mlx_hw_wqe_opcode */
+	__u8 flags;		/* enum mlx_hw_wqe_flags */
+	__u8 num_sge;
+	__u8 reserved;
+	union {
+		__be32 imm_data;	/* *_IMM */
+		__le32 invalidate_rkey;	/* SEND_INV, LOCAL_INV */
+	};
+};
+
+/* UD address vector: everything the engine needs, no kernel AH object. */
+struct mlx_hw_wqe_ud {
+	__u8 dgid[16];
+	__le32 remote_qpn;
+	__le32 remote_qkey;
+	__le32 flow_label;
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 sl;
+	__u8 dmac[6];
+	__u8 is_global;
+	__u8 reserved[9];
+};
+
+struct mlx_hw_wqe_raddr {
+	__le64 raddr;
+	__le32 rkey;
+	__le32 reserved;
+};
+
+struct mlx_hw_wqe_atomic {
+	__le64 swap_add;	/* swap value (CS) or add value (FA) */
+	__le64 compare;		/* CS only */
+};
+
+struct mlx_hw_wqe_bind {
+	__le64 addr;
+	__le64 length;
+	__le32 mr_lkey;
+	__le32 new_rkey;	/* rkey the bound window takes */
+	__le32 access;		/* IB_UVERBS_ACCESS_* */
+	__le32 reserved;
+};
+
+struct mlx_hw_wqe_data {
+	__le32 byte_count;
+	__le32 lkey;
+	__le64 addr;
+};
+
+struct mlx_hw_wqe_inline {
+	__le32 byte_count;	/* bytes of data that follow */
+	__u8 data[];
+};
+
+/* ---------------- receive queue / SRQ WQE ---------------- */
+
+/* A receive WQE: this header, then num_sge data segments, in rq_stride. */
+struct mlx_hw_rwqe {
+	__le64 wr_id;
+	__le32 num_sge;
+	__le32 reserved;
+};
+
+/* ---------------- completion queue entry ---------------- */
+
+/* opcode: enum ibv_wc_opcode; status: enum ibv_wc_status. */
+struct mlx_hw_cqe {
+	__le64 wr_id;
+	__le32 byte_len;
+	union {
+		__be32 imm_data;
+		__le32 invalidated_rkey;
+	};
+	__le32 qp_num;
+	__le32 src_qp;
+	__le32 wc_flags;	/* IBV_WC_GRH | IBV_WC_WITH_IMM | IBV_WC_WITH_INV */
+	__le16 pkey_index;
+	__le16 slid;
+	__u8 opcode;
+	__u8 status;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__le32 vendor_err;
+	__u8 reserved[3];
+	/*
+	 * Bit 0 flips on every pass over the ring.  The engine writes the
+	 * CQE at index i with owner = 1 ^ ((i >> log2(entries)) & 1), after
+	 * the rest of the CQE; the ring starts zeroed, so a CQE is valid for
+	 * the consumer at index c iff owner == 1 ^ ((c >> log2(entries)) & 1).
+	 */
+	__u8 owner;
+};
+
+/* ---------------- command udata ---------------- */
+
+struct mlx_hw_alloc_ucontext_resp {
+	__u32 abi_version;		/* MLX_HW_ABI_VERSION */
+	__u32 engine_page_size;
+	__aligned_u64 engine_page_key;	/* mmap offset of the engine page */
+	__u32 max_inline_data;
+	__u32 cqe_size;			/* sizeof(struct mlx_hw_cqe) */
+};
+
+struct mlx_hw_create_cq_resp {
+	__aligned_u64 mmap_key;		/* mmap offset of doorbell page + ring */
+	__u32 mmap_len;
+	__u32 cqn;
+	__u32 ring_offset;		/* of the CQE ring within the region */
+	__u32 entries;			/* power of two */
+};
+
+struct mlx_hw_create_qp_resp {
+	__aligned_u64 mmap_key;		/* mmap offset of doorbell page + rings */
+	__u32 mmap_len;
+	__u32 sq_offset;
+	__u32 sq_wqe_cnt;		/* power of two */
+	__u32 sq_stride;		/* bytes, power of two */
+	__u32 rq_offset;
+	__u32 rq_wqe_cnt;		/* power of two; 0 with an SRQ */
+	__u32 rq_stride;
+	__u32 max_inline_data;
+};
+
+struct mlx_hw_create_srq_resp {
+	__aligned_u64 mmap_key;
+	__u32 mmap_len;
+	__u32 srqn;
+	__u32 ring_offset;
+	__u32 wqe_cnt;
+	__u32 stride;
+	__u32 reserved;
+};
+
+#endif /* MLX_HW_ABI_H */
