@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mlx_hw.c - registration, device context, and the verbs objects that need
+ * nothing from the device rings: PD, MR, MW, AH, queries.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "mlx_hw.h"
+
+void mlx_hw_kick_engine(struct ibv_context *ibctx)
+{
+	struct mlx_hw_context *ctx = to_mctx(ibctx);
+	uint32_t flags;
+
+	/*
+	 * Full barrier: the doorbell store must be visible before we read
+	 * the engine's flags (store->load order); the engine sets
+	 * NEED_WAKEUP, fences, then re-reads the doorbells before sleeping,
+	 * so one of the two sides always sees the other.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	flags = le32toh(__atomic_load_n(&ctx->engine->flags, __ATOMIC_RELAXED));
+	if (flags & MLX_HW_ENGINE_NEED_WAKEUP)
+		ioctl(ibctx->cmd_fd, MLX_HW_IOCTL_WAKE);
+}
+
+void *mlx_hw_mmap_region(struct ibv_context *ibctx, uint64_t key, size_t len,
+			 int writable)
+{
+	void *p;
+
+	p = mmap(NULL, len, PROT_READ | (writable ? PROT_WRITE : 0),
+		 MAP_SHARED, ibctx->cmd_fd, (off_t)key);
+	if (p == MAP_FAILED)
+		return NULL;
+	return p;
+}
+
+static int mlx_hw_query_device_ex(struct ibv_context *ibctx,
+				  const struct ibv_query_device_ex_input *input,
+				  struct ibv_device_attr_ex *attr,
+				  size_t attr_size)
+{
+	if (input && input->comp_mask)
+		return EINVAL;
+	return ibx_cmd_query_device_ex(ibctx, attr, attr_size);
+}
+
+static int mlx_hw_query_port(struct ibv_context *ibctx, uint8_t port,
+			     struct ibv_port_attr *attr)
+{
+	return ibx_cmd_query_port(ibctx, port, attr);
+}
+
+static struct ibv_pd *mlx_hw_alloc_pd(struct ibv_context *ibctx)
+{
+	struct ibv_pd *pd = calloc(1, sizeof(*pd));
+	int ret;
+
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibx_cmd_alloc_pd(ibctx, pd, NULL, 0);
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return pd;
+}
+
+static int mlx_hw_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret = ibx_cmd_dealloc_pd(pd);
+
+	if (!ret)
+		free(pd);
+	return ret;
+}
+
+static struct ibv_mr *mlx_hw_reg_mr(struct ibv_pd *pd, void *addr,
+				    size_t length, uint64_t hca_va, int access)
+{
+	struct verbs_mr *vmr = calloc(1, sizeof(*vmr));
+	int ret;
+
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibx_cmd_reg_mr(pd, addr, length, hca_va, access, vmr);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static int mlx_hw_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			   void *addr, size_t length, int access)
+{
+	return ibx_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd);
+}
+
+static int mlx_hw_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret = ibx_cmd_dereg_mr(vmr);
+
+	if (!ret)
+		free(vmr);
+	return ret;
+}
+
+static struct ibv_mw *mlx_hw_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ibv_mw *mw = calloc(1, sizeof(*mw));
+	int ret;
+
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibx_cmd_alloc_mw(pd, type, mw);
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+static int mlx_hw_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibx_cmd_dealloc_mw(mw);
+
+	if (!ret)
+		free(mw);
+	return ret;
+}
+
+/*
+ * The AH is pure userspace state: the engine takes the whole address vector
+ * from each UD WQE.  RoCE needs a GRH (IBA A16.4), and the destination MAC
+ * comes from the kernel's neighbour table when it can be resolved.
+ */
+static struct ibv_ah *mlx_hw_create_ah(struct ibv_pd *pd,
+				       struct ibv_ah_attr *attr)
+{
+	struct mlx_hw_ah *ah;
+
+	if (!attr->is_global) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* A zero dmac makes the engine resolve it itself (PRM 4.2). */
+	if (ibx_resolve_roce_dmac(pd->context, attr->port_num, attr,
+				  ah->av.dmac))
+		memset(ah->av.dmac, 0, sizeof(ah->av.dmac));
+	memcpy(ah->av.dgid, attr->grh.dgid.raw, sizeof(ah->av.dgid));
+	ah->av.flow_label = htole32(attr->grh.flow_label);
+	ah->av.sgid_index = attr->grh.sgid_index;
+	ah->av.hop_limit = attr->grh.hop_limit;
+	ah->av.traffic_class = attr->grh.traffic_class;
+	ah->av.sl = attr->sl;
+	ah->av.is_global = 1;
+	ah->ibv_ah.context = pd->context;
+	ah->ibv_ah.pd = pd;
+	return &ah->ibv_ah;
+}
+
+static int mlx_hw_destroy_ah(struct ibv_ah *ah)
+{
+	free(to_mah(ah));
+	return 0;
+}
+
+static int mlx_hw_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			       uint16_t lid)
+{
+	return ibx_cmd_attach_mcast(qp, gid, lid);
+}
+
+static int mlx_hw_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			       uint16_t lid)
+{
+	return ibx_cmd_detach_mcast(qp, gid, lid);
+}
+
+static const struct ibx_context_ops mlx_hw_ops = {
+	.query_device_ex = mlx_hw_query_device_ex,
+	.query_port = mlx_hw_query_port,
+	.alloc_pd = mlx_hw_alloc_pd,
+	.dealloc_pd = mlx_hw_dealloc_pd,
+	.reg_mr = mlx_hw_reg_mr,
+	.rereg_mr = mlx_hw_rereg_mr,
+	.dereg_mr = mlx_hw_dereg_mr,
+	.alloc_mw = mlx_hw_alloc_mw,
+	.dealloc_mw = mlx_hw_dealloc_mw,
+	.bind_mw = mlx_hw_bind_mw,
+	.create_cq = mlx_hw_create_cq,
+	.create_cq_ex = mlx_hw_create_cq_ex,
+	.poll_cq = mlx_hw_poll_cq,
+	.req_notify_cq = mlx_hw_req_notify_cq,
+	.destroy_cq = mlx_hw_destroy_cq,
+	.create_srq = mlx_hw_create_srq,
+	.modify_srq = mlx_hw_modify_srq,
+	.query_srq = mlx_hw_query_srq,
+	.destroy_srq = mlx_hw_destroy_srq,
+	.post_srq_recv = mlx_hw_post_srq_recv,
+	.create_qp = mlx_hw_create_qp,
+	.create_qp_ex = mlx_hw_create_qp_ex,
+	.query_qp = mlx_hw_query_qp,
+	.modify_qp = mlx_hw_modify_qp,
+	.destroy_qp = mlx_hw_destroy_qp,
+	.post_send = mlx_hw_post_send,
+	.post_recv = mlx_hw_post_recv,
+	.create_ah = mlx_hw_create_ah,
+	.destroy_ah = mlx_hw_destroy_ah,
+	.attach_mcast = mlx_hw_attach_mcast,
+	.detach_mcast = mlx_hw_detach_mcast,
+};
+
+static struct ibv_context *mlx_hw_alloc_context(struct ibv_device *device,
+						int cmd_fd)
+{
+	struct mlx_hw_alloc_ucontext_resp resp = {};
+	struct mlx_hw_context *ctx;
+	void *page;
+	int ret;
+
+	ctx = ibx_alloc_context(device, cmd_fd, sizeof(*ctx),
+				offsetof(struct mlx_hw_context, vctx));
+	if (!ctx)
+		return NULL;
+
+	ret = ibx_cmd_get_context(&ctx->vctx, NULL, 0, &resp, sizeof(resp));
+	if (ret)
+		goto err;
+	mlx_hw_mem_defined(&resp, sizeof(resp));
+	if (resp.abi_version != MLX_HW_ABI_VERSION ||
+	    resp.cqe_size != sizeof(struct mlx_hw_cqe) ||
+	    resp.engine_page_size < sizeof(struct mlx_hw_engine_page)) {
+		ret = EPROTONOSUPPORT;
+		goto err;
+	}
+	page = mlx_hw_mmap_region(&ctx->vctx.context, resp.engine_page_key,
+				  resp.engine_page_size, 0);
+	if (!page) {
+		ret = errno;
+		goto err;
+	}
+	ctx->engine = page;
+	ctx->engine_page_size = resp.engine_page_size;
+	ctx->max_inline_data = resp.max_inline_data;
+	ibx_set_context_ops(&ctx->vctx, &mlx_hw_ops);
+	return &ctx->vctx.context;
+
+err:
+	ibx_free_context(&ctx->vctx.context);
+	errno = ret;
+	return NULL;
+}
+
+static void mlx_hw_free_context(struct ibv_context *ibctx)
+{
+	struct mlx_hw_context *ctx = to_mctx(ibctx);
+
+	munmap((void *)ctx->engine, ctx->engine_page_size);
+	ibx_free_context(ibctx);
+}
+
+static const struct ibx_provider mlx_hw_provider = {
+	.name = "mlx_hw",
+	.ibdev_prefix = "mlx_hw",
+	.alloc_context = mlx_hw_alloc_context,
+	.free_context = mlx_hw_free_context,
+};
+
+static __attribute__((constructor)) void mlx_hw_register(void)
+{
+	ibx_register_provider(&mlx_hw_provider);
+}
