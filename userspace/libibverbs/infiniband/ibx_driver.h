@@ -27,6 +27,60 @@
 extern "C" {
 #endif
 
+/*
+ * Provider-side wrappers of the public objects (the names are those of
+ * rdma-core's driver.h, the layouts ours).  The public object comes first
+ * so that a pointer to it is a pointer to the wrapper.
+ */
+enum ibx_mr_type {
+	IBX_MR_TYPE_MR,
+	IBX_MR_TYPE_NULL_MR,
+	IBX_MR_TYPE_IMPORTED_MR,
+	IBX_MR_TYPE_DMABUF_MR,
+};
+
+struct verbs_mr {
+	struct ibv_mr ibv_mr;
+	enum ibx_mr_type mr_type;
+	int access;
+};
+
+struct verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;
+	uint32_t handle;
+};
+
+enum ibx_srq_mask {
+	IBX_SRQ_TYPE	= 1 << 0,
+	IBX_SRQ_XRCD	= 1 << 1,
+	IBX_SRQ_CQ	= 1 << 2,
+	IBX_SRQ_NUM	= 1 << 3,
+};
+
+struct verbs_srq {
+	struct ibv_srq srq;
+	uint32_t comp_mask;		/* enum ibx_srq_mask */
+	enum ibv_srq_type srq_type;
+	struct verbs_xrcd *xrcd;
+	struct ibv_cq *cq;
+	uint32_t srq_num;
+};
+
+enum ibx_qp_mask {
+	IBX_QP_XRCD	= 1 << 0,
+	IBX_QP_EX	= 1 << 1,
+};
+
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;	/* valid when IBX_QP_EX is set */
+	};
+	uint32_t comp_mask;		/* enum ibx_qp_mask */
+	struct verbs_xrcd *xrcd;
+};
+
 struct ibx_provider {
 	const char *name;		/* "mlx_hw" */
 	const char *ibdev_prefix;	/* matches sysfs ibdev names, "mlx_hw" */
