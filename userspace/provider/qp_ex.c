@@ -295,5 +295,5 @@ void mlx_hw_init_qp_ex(struct mlx_hw_qp *qp, uint64_t ops)
 		qpx->wr_bind_mw = wr_bind_mw;
 	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
 		qpx->wr_local_inv = wr_local_inv;
-	qp->vqp.comp_mask |= VERBS_QP_EX;
+	qp->vqp.comp_mask |= IBX_QP_EX;
 }
