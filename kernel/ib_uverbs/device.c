@@ -1,38 +1,313 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * device.c - HCA driver registration (stubs until the real core lands).
+ * device.c - HCA driver registration: device names, the uverbsN character
+ * device, netdev binding, the GID table and disassociation of open files
+ * when a device goes away.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
-#include "ibx_core.h"
+#include <linux/idr.h>
+#include <linux/netdevice.h>
+#include "core_priv.h"
+
+#define IBX_LINK_LAYER_ETHERNET	2	/* IB_LINK_LAYER_ETHERNET */
+
+static DEFINE_MUTEX(ibx_devices_lock);
+static LIST_HEAD(ibx_devices);
+static DEFINE_IDA(ibx_uverbs_ida);
+
+static void ibx_core_release(struct device *d)
+{
+	kfree(container_of(d, struct ibx_core_dev, udev));
+}
 
 struct ibx_device *ibx_alloc_device(size_t size)
 {
-	if (size < sizeof(struct ibx_device))
+	struct ibx_core_dev *core;
+	struct ibx_device *dev;
+
+	if (size < sizeof(*dev))
 		return NULL;
-	return kzalloc(size, GFP_KERNEL);
+	dev = kzalloc(size, GFP_KERNEL);
+	core = kzalloc(sizeof(*core), GFP_KERNEL);
+	if (!dev || !core) {
+		kfree(dev);
+		kfree(core);
+		return NULL;
+	}
+	mutex_init(&core->lock);
+	INIT_LIST_HEAD(&core->files);
+	INIT_LIST_HEAD(&core->node);
+	spin_lock_init(&core->event_lock);
+	INIT_LIST_HEAD(&core->async_files);
+	spin_lock_init(&core->gid_lock);
+	core->index = -1;
+	/* The uverbs device's refcount owns @core (open files hold it). */
+	device_initialize(&core->udev);
+	core->udev.release = ibx_core_release;
+	core->ibdev = dev;
+	dev->core_priv = core;
+	return dev;
 }
 EXPORT_SYMBOL_GPL(ibx_alloc_device);
 
 void ibx_dealloc_device(struct ibx_device *dev)
 {
+	struct ibx_core_dev *core;
+
+	if (!dev)
+		return;
+	core = ibx_cdev(dev);
+	mutex_lock(&core->lock);
+	core->ibdev = NULL;
+	mutex_unlock(&core->lock);
+	put_device(&core->udev);
 	kfree(dev);
 }
 EXPORT_SYMBOL_GPL(ibx_dealloc_device);
 
+static bool ibx_name_in_use(const char *name)
+{
+	struct ibx_core_dev *c;
+
+	list_for_each_entry(c, &ibx_devices, node)
+		if (!strcmp(c->ibdev->name, name))
+			return true;
+	return false;
+}
+
+/* Resolves one "%d" in the driver's name to the lowest free number. */
+static int ibx_assign_name(struct ibx_device *dev)
+{
+	char prefix[IBX_DEVICE_NAME_MAX], name[IBX_DEVICE_NAME_MAX];
+	const char *pct = strstr(dev->name, "%d");
+	const char *suffix;
+	int i;
+
+	if (!dev->name[0] || strchr(dev->name, '/'))
+		return -EINVAL;
+	if (!pct) {
+		if (strchr(dev->name, '%'))
+			return -EINVAL;
+		return ibx_name_in_use(dev->name) ? -EEXIST : 0;
+	}
+	suffix = pct + 2;
+	if (strchr(suffix, '%'))
+		return -EINVAL;
+	strscpy(prefix, dev->name, min_t(size_t, pct - dev->name + 1,
+					 sizeof(prefix)));
+	for (i = 0; i < 1000; i++) {
+		if (snprintf(name, sizeof(name), "%s%d%s", prefix, i, suffix) >=
+		    sizeof(name))
+			return -EINVAL;
+		if (!ibx_name_in_use(name)) {
+			strscpy(dev->name, name, sizeof(dev->name));
+			return 0;
+		}
+	}
+	return -ENFILE;
+}
+
+static void ibx_hca_dev_release(struct device *d)
+{
+	kfree(d);
+}
+
+/*
+ * The ibdev's "device": a small parent device whose net/ directory links
+ * the bound netdevs, the path rdma-core tools read
+ * (/sys/class/infiniband/<ibdev>/device/net/<ifname>).
+ */
+static int ibx_hca_dev_add(struct ibx_core_dev *core)
+{
+	struct ibx_device *dev = core->ibdev;
+	struct device *d;
+	int ret, port;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	device_initialize(d);
+	d->parent = dev->parent;
+	d->release = ibx_hca_dev_release;
+	ret = dev_set_name(d, "%s_hca", dev->name);
+	if (!ret)
+		ret = device_add(d);
+	if (ret) {
+		put_device(d);
+		return ret;
+	}
+	core->hca_dev = d;
+	core->net_kobj = kobject_create_and_add("net", &d->kobj);
+	if (!core->net_kobj) {
+		device_unregister(d);
+		core->hca_dev = NULL;
+		return -ENOMEM;
+	}
+	for (port = 1; port <= IBX_MAX_PORTS; port++)
+		if (dev->netdev[port] &&
+		    sysfs_create_link(core->net_kobj, &dev->netdev[port]->dev.kobj,
+				      dev->netdev[port]->name))
+			pr_warn("ibx_uverbs: %s: no device/net link for %s\n",
+				dev->name, dev->netdev[port]->name);
+	return 0;
+}
+
+static void ibx_hca_dev_del(struct ibx_core_dev *core)
+{
+	kobject_put(core->net_kobj);	/* removes the links with it */
+	core->net_kobj = NULL;
+	device_unregister(core->hca_dev);
+	core->hca_dev = NULL;
+}
+
 int ibx_register_device(struct ibx_device *dev)
 {
-	return -EOPNOTSUPP;
+	struct ibx_core_dev *core = ibx_cdev(dev);
+	int ret;
+
+	if (!dev->ops || !dev->ops->owner || core->registered)
+		return -EINVAL;
+	if (dev->attr.base.phys_port_cnt < 1 ||
+	    dev->attr.base.phys_port_cnt > IBX_MAX_PORTS)
+		return -EINVAL;
+
+	mutex_lock(&ibx_devices_lock);
+	ret = ibx_assign_name(dev);
+	if (ret) {
+		mutex_unlock(&ibx_devices_lock);
+		return ret;
+	}
+	list_add_tail(&core->node, &ibx_devices);
+	mutex_unlock(&ibx_devices_lock);
+
+	ret = ida_alloc_max(&ibx_uverbs_ida, IBX_MAX_DEVICES - 1, GFP_KERNEL);
+	if (ret < 0)
+		goto err_list;
+	core->index = ret;
+
+	mutex_lock(&core->lock);
+	ret = ibx_hca_dev_add(core);
+	if (ret)
+		goto err_unlock;
+	ret = ibx_sysfs_add(core);
+	if (ret)
+		goto err_hca;
+
+	core->udev.class = ibx_uverbs_class;
+	core->udev.parent = core->hca_dev;
+	core->udev.devt = MKDEV(MAJOR(ibx_uverbs_base), core->index);
+	core->udev.groups = ibx_uverbs_dev_groups;
+	dev_set_drvdata(&core->udev, core);
+	ret = dev_set_name(&core->udev, "uverbs%d", core->index);
+	if (ret)
+		goto err_sysfs;
+	cdev_init(&core->cdev, &ibx_uverbs_fops);
+	core->cdev.owner = THIS_MODULE;
+	ret = cdev_device_add(&core->cdev, &core->udev);
+	if (ret)
+		goto err_sysfs;
+	core->registered = true;
+	mutex_unlock(&core->lock);
+	return 0;
+
+err_sysfs:
+	ibx_sysfs_del(core);
+err_hca:
+	ibx_hca_dev_del(core);
+err_unlock:
+	mutex_unlock(&core->lock);
+	ida_free(&ibx_uverbs_ida, core->index);
+	core->index = -1;
+err_list:
+	mutex_lock(&ibx_devices_lock);
+	list_del_init(&core->node);
+	mutex_unlock(&ibx_devices_lock);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(ibx_register_device);
 
 void ibx_unregister_device(struct ibx_device *dev)
 {
+	struct ibx_core_dev *core = ibx_cdev(dev);
+	struct ibx_ufile *uf;
+	unsigned long flags;
+	int port, i;
+
+	mutex_lock(&core->lock);
+	if (!core->registered) {
+		mutex_unlock(&core->lock);
+		return;
+	}
+	core->dying = true;
+	/* No new opens; open files keep core->udev (and @core) alive. */
+	cdev_device_del(&core->cdev, &core->udev);
+	ibx_sysfs_del(core);
+
+	/*
+	 * Disassociate every open context: DEVICE_FATAL, objects destroyed
+	 * through the ops, mappings zapped, later commands -EIO.
+	 */
+	list_for_each_entry(uf, &core->files, node) {
+		ibx_ufile_teardown(uf, true);
+		if (uf->owner)
+			module_put(uf->owner);
+		uf->owner = NULL;
+	}
+	ibx_hca_dev_del(core);
+	core->registered = false;
+	mutex_unlock(&core->lock);
+
+	/* Drop the netdev references the driver did not release. */
+	for (port = 1; port <= IBX_MAX_PORTS; port++) {
+		for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
+			struct net_device *nd;
+
+			spin_lock_irqsave(&core->gid_lock, flags);
+			nd = dev->gids[port].entry[i].ndev;
+			memset(&dev->gids[port].entry[i], 0,
+			       sizeof(dev->gids[port].entry[i]));
+			spin_unlock_irqrestore(&core->gid_lock, flags);
+			if (nd)
+				dev_put(nd);
+		}
+		if (dev->netdev[port])
+			dev_put(dev->netdev[port]);
+		dev->netdev[port] = NULL;
+	}
+
+	ida_free(&ibx_uverbs_ida, core->index);
+	core->index = -1;
+	mutex_lock(&ibx_devices_lock);
+	list_del_init(&core->node);
+	mutex_unlock(&ibx_devices_lock);
+	mutex_lock(&core->lock);
+	core->dying = false;
+	mutex_unlock(&core->lock);
 }
 EXPORT_SYMBOL_GPL(ibx_unregister_device);
 
 int ibx_set_netdev(struct ibx_device *dev, u32 port, struct net_device *ndev)
 {
+	struct ibx_core_dev *core = ibx_cdev(dev);
+	struct net_device *old;
+
+	if (port < 1 || port > IBX_MAX_PORTS)
+		return -EINVAL;
+	if (ndev)
+		dev_hold(ndev);
+	mutex_lock(&core->lock);
+	old = dev->netdev[port];
+	if (old && core->net_kobj)
+		sysfs_remove_link(core->net_kobj, old->name);
+	dev->netdev[port] = ndev;
+	if (ndev && core->net_kobj &&
+	    sysfs_create_link(core->net_kobj, &ndev->dev.kobj, ndev->name))
+		pr_warn("ibx_uverbs: %s: no device/net link for %s\n",
+			dev->name, ndev->name);
+	mutex_unlock(&core->lock);
+	if (old)
+		dev_put(old);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(ibx_set_netdev);
@@ -41,6 +316,29 @@ int ibx_set_gid(struct ibx_device *dev, u32 port, unsigned int index,
 		const union ibx_gid *gid, enum ibx_gid_type type,
 		struct net_device *ndev)
 {
+	struct ibx_core_dev *core = ibx_cdev(dev);
+	struct net_device *old;
+	unsigned long flags;
+
+	if (port < 1 || port > IBX_MAX_PORTS || index >= IBX_GID_TABLE_LEN)
+		return -EINVAL;
+	if (gid && ndev)
+		dev_hold(ndev);
+	spin_lock_irqsave(&core->gid_lock, flags);
+	old = dev->gids[port].entry[index].ndev;
+	if (gid) {
+		dev->gids[port].entry[index].gid = *gid;
+		dev->gids[port].entry[index].type = type;
+		dev->gids[port].entry[index].ndev = ndev;
+		dev->gids[port].entry[index].valid = true;
+	} else {
+		memset(&dev->gids[port].entry[index], 0,
+		       sizeof(dev->gids[port].entry[index]));
+	}
+	spin_unlock_irqrestore(&core->gid_lock, flags);
+	if (old)
+		dev_put(old);
+	ibx_port_event(dev, port, IBX_EVENT_GID_CHANGE);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(ibx_set_gid);
@@ -48,6 +346,53 @@ EXPORT_SYMBOL_GPL(ibx_set_gid);
 int ibx_get_gid(struct ibx_device *dev, u32 port, unsigned int index,
 		union ibx_gid *gid, enum ibx_gid_type *type)
 {
-	return -ENOENT;
+	struct ibx_core_dev *core = ibx_cdev(dev);
+	unsigned long flags;
+	int ret = -ENOENT;
+
+	if (port < 1 || port > IBX_MAX_PORTS || index >= IBX_GID_TABLE_LEN)
+		return -EINVAL;
+	spin_lock_irqsave(&core->gid_lock, flags);
+	if (dev->gids[port].entry[index].valid) {
+		if (gid)
+			*gid = dev->gids[port].entry[index].gid;
+		if (type)
+			*type = dev->gids[port].entry[index].type;
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&core->gid_lock, flags);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(ibx_get_gid);
+
+bool ibx_gid_valid(struct ibx_device *dev, u32 port, unsigned int index)
+{
+	return ibx_get_gid(dev, port, index, NULL, NULL) == 0;
+}
+
+bool ibx_port_valid(struct ibx_device *dev, u32 port)
+{
+	return port >= 1 && port <= dev->attr.base.phys_port_cnt &&
+	       port <= IBX_MAX_PORTS;
+}
+
+int ibx_port_query(struct ibx_device *dev, u32 port,
+		   struct ib_uverbs_query_port_resp *resp)
+{
+	int ret;
+
+	memset(resp, 0, sizeof(*resp));
+	if (!ibx_port_valid(dev, port))
+		return -EINVAL;
+	if (!dev->ops->query_port)
+		return -EOPNOTSUPP;
+	ret = dev->ops->query_port(dev, port, resp);
+	if (ret)
+		return ret;
+	/* The GID table is the core's; every port of this core is RoCE. */
+	resp->gid_tbl_len = IBX_GID_TABLE_LEN;
+	resp->link_layer = IBX_LINK_LAYER_ETHERNET;
+	if (!resp->pkey_tbl_len)
+		resp->pkey_tbl_len = 1;
+	return 0;
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cmd_mr.c - protection domains, memory regions and memory windows.
+ */
+#include <linux/module.h>
+#include <linux/mm.h>
+#include "core_priv.h"
+
+#define IBX_ACCESS_SUPPORTED	(((IB_UVERBS_ACCESS_HUGETLB << 1) - 1) | \
+				 IB_UVERBS_ACCESS_OPTIONAL_RANGE)
+
+static struct ibx_device *ibx_dev(struct ibx_cmd *c)
+{
+	return c->uf->core->ibdev;
+}
+
+IBX_CMD(alloc_pd)
+{
+	const struct ibx_device_ops *ops = ibx_dev(c)->ops;
+	struct ib_uverbs_alloc_pd_resp resp = {};
+	struct ib_uverbs_alloc_pd cmd;
+	struct ibx_ucontext *uctx;
+	struct ibx_uobj *uo;
+	struct ibx_pd *pd;
+	int ret;
+
+	ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	uctx = ibx_cmd_ucontext(c);
+	if (IS_ERR(uctx))
+		return PTR_ERR(uctx);
+	if (!ops->alloc_pd)
+		return -EOPNOTSUPP;
+	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_PD, max(ops->size_pd, sizeof(*pd)));
+	if (!uo)
+		return -ENOMEM;
+	ret = ibx_uobj_reserve(uo);
+	if (ret)
+		goto err;
+	pd = uo->obj;
+	pd->dev = ibx_dev(c);
+	pd->uctx = uctx;
+	ret = ops->alloc_pd(pd, &c->udata);
+	if (ret)
+		goto err;
+	resp.pd_handle = uo->handle;
+	return ibx_cmd_commit(c, uo, &resp, sizeof(resp));
+err:
+	ibx_uobj_free_uncreated(uo);
+	return ret;
+}
+
+IBX_CMD(dealloc_pd)
+{
+	struct ib_uverbs_dealloc_pd cmd;
+	int ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+
+	if (ret)
+		return ret;
+	return ibx_uobj_destroy_cmd(c->uf, cmd.pd_handle, IBX_OBJ_PD, NULL,
+				    NULL);
+}
+
+/* IBA 10.6.3.1 (C10-...): remote write/atomic need local write. */
+static int ibx_check_mr_access(u32 access)
+{
+	if (access & ~IBX_ACCESS_SUPPORTED)
+		return -EINVAL;
+	if ((access & (IB_UVERBS_ACCESS_REMOTE_WRITE |
+		       IB_UVERBS_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_UVERBS_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	/* No on-demand paging in this core. */
+	if (access & IB_UVERBS_ACCESS_ON_DEMAND)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+IBX_CMD(reg_mr)
+{
+	const struct ibx_device_ops *ops = ibx_dev(c)->ops;
+	struct ib_uverbs_reg_mr_resp resp = {};
+	struct ib_uverbs_reg_mr cmd;
+	struct ibx_uobj *uo, *pd_uo;
+	struct ibx_mr *mr;
+	int ret;
+
+	ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if ((cmd.start & ~PAGE_MASK) != (cmd.hca_va & ~PAGE_MASK))
+		return -EINVAL;
+	ret = ibx_check_mr_access(cmd.access_flags);
+	if (ret)
+		return ret;
+	pd_uo = ibx_uobj_lookup(c->uf, cmd.pd_handle, IBX_OBJ_PD);
+	if (!pd_uo)
+		return -EINVAL;
+	if (!ops->reg_mr)
+		return -EOPNOTSUPP;
+
+	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_MR, max(ops->size_mr, sizeof(*mr)));
+	if (!uo)
+		return -ENOMEM;
+	ret = ibx_uobj_reserve(uo);
+	if (ret)
+		goto err;
+	mr = uo->obj;
+	ret = ibx_umem_get(cmd.start, cmd.length, cmd.access_flags, &mr->umem);
+	if (ret)
+		goto err;
+	mr->dev = ibx_dev(c);
+	mr->pd = pd_uo->obj;
+	mr->iova = cmd.hca_va;
+	mr->length = cmd.length;
+	mr->access = cmd.access_flags;
+	ibx_uobj_add_dep(uo, pd_uo);
+	ret = ops->reg_mr(mr, &c->udata);
+	if (ret)
+		goto err;
+	resp.mr_handle = uo->handle;
+	resp.lkey = mr->lkey;
+	resp.rkey = mr->rkey;
+	return ibx_cmd_commit(c, uo, &resp, sizeof(resp));
+err:
+	ibx_uobj_free_uncreated(uo);
+	return ret;
+}
+
+IBX_CMD(dereg_mr)
+{
+	struct ib_uverbs_dereg_mr cmd;
+	int ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+
+	if (ret)
+		return ret;
+	return ibx_uobj_destroy_cmd(c->uf, cmd.mr_handle, IBX_OBJ_MR, NULL,
+				    NULL);
+}
+
+IBX_CMD(alloc_mw)
+{
+	const struct ibx_device_ops *ops = ibx_dev(c)->ops;
+	struct ib_uverbs_alloc_mw_resp resp = {};
+	struct ib_uverbs_alloc_mw cmd;
+	struct ibx_uobj *uo, *pd_uo;
+	struct ibx_mw *mw;
+	int ret;
+
+	ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	pd_uo = ibx_uobj_lookup(c->uf, cmd.pd_handle, IBX_OBJ_PD);
+	if (!pd_uo)
+		return -EINVAL;
+	if (cmd.mw_type != 1 && cmd.mw_type != 2)
+		return -EINVAL;
+	if (!ops->alloc_mw)
+		return -EOPNOTSUPP;
+	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_MW, max(ops->size_mw, sizeof(*mw)));
+	if (!uo)
+		return -ENOMEM;
+	ret = ibx_uobj_reserve(uo);
+	if (ret)
+		goto err;
+	mw = uo->obj;
+	mw->dev = ibx_dev(c);
+	mw->pd = pd_uo->obj;
+	mw->type = cmd.mw_type;
+	ibx_uobj_add_dep(uo, pd_uo);
+	ret = ops->alloc_mw(mw, &c->udata);
+	if (ret)
+		goto err;
+	resp.mw_handle = uo->handle;
+	resp.rkey = mw->rkey;
+	return ibx_cmd_commit(c, uo, &resp, sizeof(resp));
+err:
+	ibx_uobj_free_uncreated(uo);
+	return ret;
+}
+
+IBX_CMD(dealloc_mw)
+{
+	struct ib_uverbs_dealloc_mw cmd;
+	int ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+
+	if (ret)
+		return ret;
+	return ibx_uobj_destroy_cmd(c->uf, cmd.mw_handle, IBX_OBJ_MW, NULL,
+				    NULL);
+}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cmd_srq.c - shared receive queues (CREATE_SRQ, CREATE_XSRQ, MODIFY_SRQ,
+ * QUERY_SRQ, DESTROY_SRQ) and address handles (CREATE_AH, DESTROY_AH).
+ */
+#include <linux/module.h>
+#include "core_priv.h"
+
+#define IBX_SRQ_MAX_WR	(1 << 0)	/* IB_SRQ_MAX_WR */
+#define IBX_SRQ_LIMIT	(1 << 1)	/* IB_SRQ_LIMIT */
+
+static int ibx_create_srq(struct ibx_cmd *c, struct ib_uverbs_create_xsrq *cmd)
+{
+	struct ibx_device *dev = c->uf->core->ibdev;
+	const struct ibx_device_ops *ops = dev->ops;
+	struct ib_uverbs_create_srq_resp resp = {};
+	struct ibx_srq_attr attr = {};
+	struct ibx_ucontext *uctx;
+	struct ibx_uobj *uo, *pd_uo;
+	struct ibx_srq *srq;
+	int ret;
+
+	uctx = ibx_cmd_ucontext(c);
+	if (IS_ERR(uctx))
+		return PTR_ERR(uctx);
+	switch (cmd->srq_type) {
+	case IB_UVERBS_SRQT_BASIC:
+		break;
+	case IB_UVERBS_SRQT_XRC:
+		return -EINVAL;		/* no XRCDs in this core */
+	default:
+		return -EOPNOTSUPP;
+	}
+	pd_uo = ibx_uobj_lookup(c->uf, cmd->pd_handle, IBX_OBJ_PD);
+	if (!pd_uo)
+		return -EINVAL;
+	if ((dev->attr.base.max_srq_wr && cmd->max_wr > dev->attr.base.max_srq_wr) ||
+	    (dev->attr.base.max_srq_sge &&
+	     cmd->max_sge > dev->attr.base.max_srq_sge))
+		return -EINVAL;
+	if (!ops->create_srq)
+		return -EOPNOTSUPP;
+
+	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_SRQ, max(ops->size_srq, sizeof(*srq)));
+	if (!uo)
+		return -ENOMEM;
+	uo->user_handle = cmd->user_handle;
+	ret = ibx_uobj_reserve(uo);
+	if (ret)
+		goto err;
+	ibx_uobj_add_dep(uo, pd_uo);
+	srq = uo->obj;
+	srq->dev = dev;
+	srq->uctx = uctx;
+	srq->pd = pd_uo->obj;
+	srq->srq_type = cmd->srq_type;
+	srq->user_handle = cmd->user_handle;
+	srq->core_priv = uo;
+	attr.max_wr = cmd->max_wr;
+	attr.max_sge = cmd->max_sge;
+	attr.srq_limit = cmd->srq_limit;
+	ret = ops->create_srq(srq, &attr, &c->udata);
+	if (ret)
+		goto err;
+	resp.srq_handle = uo->handle;
+	resp.max_wr = attr.max_wr;
+	resp.max_sge = attr.max_sge;
+	resp.srqn = srq->srq_num;
+	return ibx_cmd_commit(c, uo, &resp, sizeof(resp));
+err:
+	ibx_uobj_free_uncreated(uo);
+	return ret;
+}
+
+IBX_CMD(create_srq)
+{
+	struct ib_uverbs_create_xsrq x = {};
+	struct ib_uverbs_create_srq cmd;
+	int ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+
+	if (ret)
+		return ret;
+	x.user_handle = cmd.user_handle;
+	x.srq_type = IB_UVERBS_SRQT_BASIC;
+	x.pd_handle = cmd.pd_handle;
+	x.max_wr = cmd.max_wr;
+	x.max_sge = cmd.max_sge;
+	x.srq_limit = cmd.srq_limit;
+	return ibx_create_srq(c, &x);
+}
+
+IBX_CMD(create_xsrq)
+{
+	struct ib_uverbs_create_xsrq cmd;
+	int ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+
+	if (ret)
+		return ret;
+	return ibx_create_srq(c, &cmd);
+}
+
+IBX_CMD(modify_srq)
+{
+	const struct ibx_device_ops *ops = c->uf->core->ibdev->ops;
+	struct ib_uverbs_modify_srq cmd;
+	struct ibx_srq_attr attr = {};
+	struct ibx_uobj *uo;
+	int ret;
+
+	ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	uo = ibx_uobj_lookup(c->uf, cmd.srq_handle, IBX_OBJ_SRQ);
+	if (!uo)
+		return -EINVAL;
+	if (cmd.attr_mask & ~(IBX_SRQ_MAX_WR | IBX_SRQ_LIMIT))
+		return -EINVAL;
+	if (!ops->modify_srq)
+		return -EOPNOTSUPP;
+	attr.max_wr = cmd.max_wr;
+	attr.srq_limit = cmd.srq_limit;
+	return ops->modify_srq(uo->obj, &attr, cmd.attr_mask, &c->udata);
+}
+
+IBX_CMD(query_srq)
+{
+	const struct ibx_device_ops *ops = c->uf->core->ibdev->ops;
+	struct ib_uverbs_query_srq_resp resp = {};
+	struct ib_uverbs_query_srq cmd;
+	struct ibx_srq_attr attr = {};
+	struct ibx_uobj *uo;
+	int ret;
+
+	ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	uo = ibx_uobj_lookup(c->uf, cmd.srq_handle, IBX_OBJ_SRQ);
+	if (!uo)
+		return -EINVAL;
+	if (!ops->query_srq)
+		return -EOPNOTSUPP;
+	ret = ops->query_srq(uo->obj, &attr);
+	if (ret)
+		return ret;
+	resp.max_wr = attr.max_wr;
+	resp.max_sge = attr.max_sge;
+	resp.srq_limit = attr.srq_limit;
+	return ibx_cmd_out(c, &resp, sizeof(resp));
+}
+
+IBX_CMD(destroy_srq)
+{
+	struct ib_uverbs_destroy_srq_resp resp = {};
+	struct ib_uverbs_destroy_srq cmd;
+	int ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+
+	if (ret)
+		return ret;
+	ret = ibx_uobj_destroy_cmd(c->uf, cmd.srq_handle, IBX_OBJ_SRQ, NULL,
+				   &resp.events_reported);
+	if (ret)
+		return ret;
+	return ibx_cmd_out(c, &resp, sizeof(resp));
+}
+
+IBX_CMD(create_ah)
+{
+	struct ibx_device *dev = c->uf->core->ibdev;
+	const struct ibx_device_ops *ops = dev->ops;
+	struct ib_uverbs_create_ah_resp resp = {};
+	struct ib_uverbs_qp_dest dest = {};
+	struct ib_uverbs_create_ah cmd;
+	struct ibx_uobj *uo, *pd_uo;
+	struct ibx_ah_attr attr;
+	struct ibx_ah *ah;
+	int ret;
+
+	ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (IS_ERR(ibx_cmd_ucontext(c)))
+		return -EINVAL;
+	pd_uo = ibx_uobj_lookup(c->uf, cmd.pd_handle, IBX_OBJ_PD);
+	if (!pd_uo)
+		return -EINVAL;
+	memcpy(dest.dgid, cmd.attr.grh.dgid, sizeof(dest.dgid));
+	dest.flow_label = cmd.attr.grh.flow_label;
+	dest.sgid_index = cmd.attr.grh.sgid_index;
+	dest.hop_limit = cmd.attr.grh.hop_limit;
+	dest.traffic_class = cmd.attr.grh.traffic_class;
+	dest.dlid = cmd.attr.dlid;
+	dest.sl = cmd.attr.sl;
+	dest.src_path_bits = cmd.attr.src_path_bits;
+	dest.static_rate = cmd.attr.static_rate;
+	dest.is_global = cmd.attr.is_global;
+	dest.port_num = cmd.attr.port_num;
+	ret = ibx_ah_attr_from_user(dev, &attr, &dest);
+	if (ret)
+		return ret;
+	if (!ops->create_ah)
+		return -EOPNOTSUPP;
+
+	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_AH, max(ops->size_ah, sizeof(*ah)));
+	if (!uo)
+		return -ENOMEM;
+	uo->user_handle = cmd.user_handle;
+	ret = ibx_uobj_reserve(uo);
+	if (ret)
+		goto err;
+	ibx_uobj_add_dep(uo, pd_uo);
+	ah = uo->obj;
+	ah->dev = dev;
+	ah->pd = pd_uo->obj;
+	ah->attr = attr;
+	ret = ops->create_ah(ah, &c->udata);
+	if (ret)
+		goto err;
+	resp.ah_handle = uo->handle;
+	return ibx_cmd_commit(c, uo, &resp, sizeof(resp));
+err:
+	ibx_uobj_free_uncreated(uo);
+	return ret;
+}
+
+IBX_CMD(destroy_ah)
+{
+	struct ib_uverbs_destroy_ah cmd;
+	int ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+
+	if (ret)
+		return ret;
+	return ibx_uobj_destroy_cmd(c->uf, cmd.ah_handle, IBX_OBJ_AH, NULL,
+				    NULL);
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * uobject.c - the objects of one open uverbs file: handles (one xarray
+ * for all types, as ib_uverbs), ownership, dependency counts and the
+ * two-phase create: a handle is reserved, the driver creates the object,
+ * the response is written, and only then does the handle resolve.
+ *
+ * All of this runs under the file's cmd_mutex (commands) or with its
+ * teardown_rwsem held for write (close, disassociation).
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include "core_priv.h"
+
+struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf, enum ibx_obj_type type,
+				size_t obj_size)
+{
+	struct ibx_uobj *uo = kzalloc(sizeof(*uo), GFP_KERNEL);
+
+	if (!uo)
+		return NULL;
+	uo->obj = kzalloc(obj_size, GFP_KERNEL);
+	if (!uo->obj) {
+		kfree(uo);
+		return NULL;
+	}
+	uo->ufile = uf;
+	uo->type = type;
+	INIT_LIST_HEAD(&uo->list);
+	INIT_LIST_HEAD(&uo->comp_events);
+	INIT_LIST_HEAD(&uo->async_events);
+	INIT_LIST_HEAD(&uo->mcast);
+	return uo;
+}
+
+int ibx_uobj_reserve(struct ibx_uobj *uo)
+{
+	/* A NULL entry reserves the index; xa_load() returns NULL for it. */
+	int ret = xa_alloc(&uo->ufile->handles, &uo->handle, NULL, xa_limit_32b,
+			   GFP_KERNEL);
+
+	if (!ret)
+		uo->reserved = true;
+	return ret;
+}
+
+void ibx_uobj_publish(struct ibx_uobj *uo)
+{
+	xa_store(&uo->ufile->handles, uo->handle, uo, GFP_KERNEL);
+	list_add_tail(&uo->list, &uo->ufile->uobjs);
+	uo->published = true;
+}
+
+void ibx_uobj_add_dep(struct ibx_uobj *uo, struct ibx_uobj *dep)
+{
+	int i;
+
+	if (!dep)
+		return;
+	for (i = 0; i < IBX_MAX_DEPS; i++) {
+		if (!uo->deps[i]) {
+			uo->deps[i] = dep;
+			dep->usecnt++;
+			return;
+		}
+	}
+	WARN_ON_ONCE(1);
+}
+
+static void ibx_uobj_free(struct ibx_uobj *uo)
+{
+	int i;
+
+	for (i = 0; i < IBX_MAX_DEPS; i++)
+		if (uo->deps[i])
+			uo->deps[i]->usecnt--;
+	if (uo->published) {
+		xa_erase(&uo->ufile->handles, uo->handle);
+		list_del(&uo->list);
+	} else if (uo->reserved) {
+		xa_release(&uo->ufile->handles, uo->handle);
+	}
+	ibx_event_file_put(uo->comp_file);
+	kfree(uo->obj);
+	kfree(uo);
+}
+
+void ibx_uobj_free_uncreated(struct ibx_uobj *uo)
+{
+	if (uo->type == IBX_OBJ_MR)
+		ibx_umem_release(((struct ibx_mr *)uo->obj)->umem);
+	ibx_uobj_free(uo);
+}
+
+static void ibx_uobj_hw_destroy(struct ibx_uobj *uo)
+{
+	const struct ibx_device_ops *ops = uo->ufile->core->ibdev->ops;
+	struct ibx_mcast *m, *tmp;
+
+	switch (uo->type) {
+	case IBX_OBJ_PD:
+		if (ops->dealloc_pd)
+			ops->dealloc_pd(uo->obj);
+		break;
+	case IBX_OBJ_MR:
+		if (ops->dereg_mr)
+			ops->dereg_mr(uo->obj);
+		ibx_umem_release(((struct ibx_mr *)uo->obj)->umem);
+		break;
+	case IBX_OBJ_MW:
+		if (ops->dealloc_mw)
+			ops->dealloc_mw(uo->obj);
+		break;
+	case IBX_OBJ_CQ:
+		if (ops->destroy_cq)
+			ops->destroy_cq(uo->obj);
+		break;
+	case IBX_OBJ_QP:
+		list_for_each_entry_safe(m, tmp, &uo->mcast, list) {
+			if (ops->detach_mcast)
+				ops->detach_mcast(uo->obj, &m->gid, m->lid);
+			list_del(&m->list);
+			kfree(m);
+		}
+		if (ops->destroy_qp)
+			ops->destroy_qp(uo->obj);
+		break;
+	case IBX_OBJ_SRQ:
+		if (ops->destroy_srq)
+			ops->destroy_srq(uo->obj);
+		break;
+	case IBX_OBJ_AH:
+		if (ops->destroy_ah)
+			ops->destroy_ah(uo->obj);
+		break;
+	default:
+		break;
+	}
+	/* The driver raises no more events for it: drop the queued ones. */
+	ibx_event_purge(uo->comp_file, &uo->comp_events);
+	ibx_event_purge(uo->ufile->async_file, &uo->async_events);
+}
+
+void ibx_uobj_destroy(struct ibx_uobj *uo)
+{
+	ibx_uobj_hw_destroy(uo);
+	ibx_uobj_free(uo);
+}
+
+struct ibx_uobj *ibx_uobj_lookup(struct ibx_ufile *uf, u32 handle,
+				 enum ibx_obj_type type)
+{
+	struct ibx_uobj *uo = xa_load(&uf->handles, handle);
+
+	return uo && uo->type == type ? uo : NULL;
+}
+
+int ibx_uobj_destroy_cmd(struct ibx_ufile *uf, u32 handle,
+			 enum ibx_obj_type type, u32 *comp_events,
+			 u32 *async_events)
+{
+	struct ibx_uobj *uo = ibx_uobj_lookup(uf, handle, type);
+
+	if (!uo)
+		return -EINVAL;
+	/* A PD with MRs/QPs, a CQ with QPs, a QP with multicast groups... */
+	if (uo->usecnt || !list_empty(&uo->mcast))
+		return -EBUSY;
+	ibx_uobj_hw_destroy(uo);
+	if (comp_events)
+		*comp_events = uo->comp_events_reported;
+	if (async_events)
+		*async_events = uo->async_events_reported;
+	ibx_uobj_free(uo);
+	return 0;
+}
+
+/*
+ * Destroys everything of a file in dependency order, then the context.
+ * On device removal (@disassociate) userspace first gets DEVICE_FATAL and
+ * loses its mappings of device memory; later commands fail with -EIO.
+ */
+void ibx_ufile_teardown(struct ibx_ufile *uf, bool disassociate)
+{
+	static const enum ibx_obj_type order[] = {
+		IBX_OBJ_QP, IBX_OBJ_SRQ, IBX_OBJ_AH, IBX_OBJ_MW, IBX_OBJ_MR,
+		IBX_OBJ_CQ, IBX_OBJ_PD,
+	};
+	struct ibx_core_dev *core = uf->core;
+	struct ibx_event_file *async;
+	struct ibx_uobj *uo, *tmp;
+	unsigned long flags;
+	int i;
+
+	down_write(&uf->teardown_rwsem);
+	if (uf->torn_down)
+		goto out;
+	uf->torn_down = true;
+	async = uf->async_file;
+
+	if (disassociate) {
+		ibx_async_event_raw(async, 0, IBX_EVENT_DEVICE_FATAL, NULL, NULL);
+		unmap_mapping_range(uf->filp->f_mapping, 0, 0, 1);
+	}
+	for (i = 0; i < ARRAY_SIZE(order); i++)
+		list_for_each_entry_safe(uo, tmp, &uf->uobjs, list)
+			if (uo->type == order[i])
+				ibx_uobj_destroy(uo);
+	WARN_ON(!list_empty(&uf->uobjs));
+
+	if (uf->ucontext) {
+		if (core->ibdev->ops->dealloc_ucontext)
+			core->ibdev->ops->dealloc_ucontext(uf->ucontext);
+		kfree(uf->ucontext);
+		uf->ucontext = NULL;
+	}
+	while (!list_empty(&uf->comp_channels)) {
+		struct ibx_event_file *ef = list_first_entry(&uf->comp_channels,
+						struct ibx_event_file, dev_node);
+
+		list_del_init(&ef->dev_node);
+		ibx_event_file_close(ef);
+		ibx_event_file_put(ef);
+	}
+	if (async) {
+		spin_lock_irqsave(&core->event_lock, flags);
+		list_del_init(&async->dev_node);
+		spin_unlock_irqrestore(&core->event_lock, flags);
+		ibx_event_file_close(async);
+		uf->async_file = NULL;
+		ibx_event_file_put(async);
+	}
+out:
+	if (disassociate)
+		uf->disassociated = true;
+	up_write(&uf->teardown_rwsem);
+}
