@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * data.c - validated scatter/gather lists over MRs and the copy engine that
+ * moves bytes directly between pinned user pages (kmap_local_page), plus
+ * the 8-byte atomics.
+ */
+#include <linux/highmem.h>
+#include <linux/spinlock.h>
+#include "mlx_hw.h"
+
+/* Makes atomics of all mlx_hw devices atomic with respect to each other. */
+static DEFINE_SPINLOCK(mlx_hw_atomic_lock);
+
+/* Checks that [addr, addr + len) lies inside the MR. */
+static bool mlx_hw_mr_covers(const struct mlx_hw_mr *mr, u64 addr, u64 len)
+{
+	u64 iova = mr->ibx.iova;
+
+	return addr >= iova && len <= mr->ibx.length &&
+	       addr - iova <= mr->ibx.length - len;
+}
+
+/*
+ * Appends a local SGE: the lkey must name a valid MR of @pd that covers the
+ * range and grants @access (only LOCAL_WRITE matters locally).
+ * -EACCES: protection error, -EMSGSIZE: message too long.
+ */
+int mlx_hw_sgl_add(struct mlx_hw_dev *dev, struct mlx_hw_pd *pd,
+		   struct mlx_hw_sgl *sgl, u32 lkey, u64 addr, u32 len,
+		   u32 access)
+{
+	struct mlx_hw_mr *mr;
+	struct mlx_hw_seg *seg;
+
+	if (!len)
+		return 0;
+	if (sgl->num >= MLX_HW_MAX_SGE)
+		return -EINVAL;
+	if ((u64)sgl->total + len > MLX_HW_MAX_MSG_SZ)
+		return -EMSGSIZE;
+	mr = mlx_hw_mr_get(dev, lkey);
+	if (!mr)
+		return -EACCES;
+	if (mr->ibx.pd != &pd->ibx || READ_ONCE(mr->invalid) ||
+	    (access & ~mr->ibx.access) || !mlx_hw_mr_covers(mr, addr, len)) {
+		mlx_hw_mr_put(mr);
+		return -EACCES;
+	}
+	seg = &sgl->seg[sgl->num++];
+	seg->mr = mr;
+	seg->off = addr - mr->ibx.iova;
+	seg->len = len;
+	sgl->total += len;
+	return 0;
+}
+
+/*
+ * Sets @sgl to one remote range: the QP must allow the remote access
+ * (its access flags, IBA 10.2.4) and the rkey must name an MR of the QP's
+ * PD granting it that covers [va, va + len).  -EACCES otherwise.
+ */
+int mlx_hw_sgl_set_remote(struct mlx_hw_dev *dev, struct mlx_hw_qp *qp,
+			  struct mlx_hw_sgl *sgl, u32 rkey, u64 va, u32 len,
+			  u32 access)
+{
+	struct mlx_hw_mr *mr;
+
+	sgl->num = 0;
+	sgl->total = 0;
+	sgl->kbuf = NULL;
+	if ((qp->access & access) != access)
+		return -EACCES;
+	mr = mlx_hw_mr_get(dev, rkey);
+	if (!mr)
+		return -EACCES;
+	if (mr->ibx.pd != qp->ibx.pd || READ_ONCE(mr->invalid) ||
+	    (access & ~mr->ibx.access) || !mlx_hw_mr_covers(mr, va, len)) {
+		mlx_hw_mr_put(mr);
+		return -EACCES;
+	}
+	sgl->seg[0].mr = mr;
+	sgl->seg[0].off = va - mr->ibx.iova;
+	sgl->seg[0].len = len;
+	sgl->num = 1;
+	sgl->total = len;
+	return 0;
+}
+
+void mlx_hw_sgl_release(struct mlx_hw_sgl *sgl)
+{
+	u32 i;
+
+	for (i = 0; i < sgl->num; i++)
+		mlx_hw_mr_put(sgl->seg[i].mr);
+	sgl->num = 0;
+	sgl->total = 0;
+	sgl->kbuf = NULL;
+}
+
+/* The page holding byte @off of segment @seg, and the offset in it. */
+static struct page *mlx_hw_seg_page(const struct mlx_hw_seg *seg, u64 off,
+				    unsigned int *in_page)
+{
+	const struct ibx_umem *umem = seg->mr->ibx.umem;
+	u64 pos = umem->offset + seg->off + off;
+	unsigned long idx = pos >> PAGE_SHIFT;
+
+	if (idx >= umem->npages)
+		return NULL;
+	*in_page = pos & ~PAGE_MASK;
+	return umem->pages[idx];
+}
+
+/* Bytes left in the cursor's current segment, skipping exhausted ones. */
+static u32 mlx_hw_cursor_avail(struct mlx_hw_cursor *c)
+{
+	const struct mlx_hw_sgl *sgl = c->sgl;
+
+	if (sgl->kbuf)
+		return sgl->total - c->off;
+	while (c->idx < sgl->num && c->off >= sgl->seg[c->idx].len) {
+		c->idx++;
+		c->off = 0;
+	}
+	if (c->idx >= sgl->num)
+		return 0;
+	return sgl->seg[c->idx].len - c->off;
+}
+
+/*
+ * Copies @len bytes from @src to @dst (dst is always MR-backed) and
+ * advances both.  -EMSGSIZE if either side runs out.
+ */
+int mlx_hw_copy(struct mlx_hw_cursor *dst, struct mlx_hw_cursor *src, u32 len)
+{
+	while (len) {
+		u32 davail = mlx_hw_cursor_avail(dst);
+		u32 savail = mlx_hw_cursor_avail(src);
+		unsigned int doff, soff = 0;
+		struct page *dpage, *spage = NULL;
+		u8 *dmap;
+		u32 n;
+
+		if (!davail || !savail || dst->sgl->kbuf)
+			return -EMSGSIZE;
+		n = min3(len, davail, savail);
+		dpage = mlx_hw_seg_page(&dst->sgl->seg[dst->idx], dst->off,
+					&doff);
+		if (!dpage)
+			return -EFAULT;
+		n = min_t(u32, n, PAGE_SIZE - doff);
+		if (!src->sgl->kbuf) {
+			spage = mlx_hw_seg_page(&src->sgl->seg[src->idx],
+						src->off, &soff);
+			if (!spage)
+				return -EFAULT;
+			n = min_t(u32, n, PAGE_SIZE - soff);
+		}
+
+		dmap = kmap_local_page(dpage);
+		if (spage) {
+			u8 *smap = kmap_local_page(spage);
+
+			memcpy(dmap + doff, smap + soff, n);
+			kunmap_local(smap);
+		} else {
+			memcpy(dmap + doff, src->sgl->kbuf + src->off, n);
+		}
+		kunmap_local(dmap);
+
+		dst->off += n;
+		src->off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int mlx_hw_copy_from_kbuf(struct mlx_hw_cursor *dst, const void *buf, u32 len)
+{
+	const u8 *from = buf;
+
+	while (len) {
+		u32 davail = mlx_hw_cursor_avail(dst);
+		unsigned int doff;
+		struct page *dpage;
+		u8 *dmap;
+		u32 n;
+
+		if (!davail || dst->sgl->kbuf)
+			return -EMSGSIZE;
+		dpage = mlx_hw_seg_page(&dst->sgl->seg[dst->idx], dst->off,
+					&doff);
+		if (!dpage)
+			return -EFAULT;
+		n = min3(len, davail, (u32)(PAGE_SIZE - doff));
+		dmap = kmap_local_page(dpage);
+		memcpy(dmap + doff, from, n);
+		kunmap_local(dmap);
+		dst->off += n;
+		from += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Executes an 8-byte atomic on an aligned remote segment. */
+int mlx_hw_atomic(struct mlx_hw_seg *seg, bool cmp_swp, u64 swap_add,
+		  u64 compare, u64 *orig)
+{
+	unsigned int off;
+	struct page *page;
+	u64 *p;
+	u8 *map;
+
+	page = mlx_hw_seg_page(seg, 0, &off);
+	if (!page || (off & 7))
+		return -EINVAL;
+	map = kmap_local_page(page);
+	p = (u64 *)(map + off);
+	spin_lock(&mlx_hw_atomic_lock);
+	*orig = READ_ONCE(*p);
+	if (!cmp_swp)
+		WRITE_ONCE(*p, *orig + swap_add);
+	else if (*orig == compare)
+		WRITE_ONCE(*p, swap_add);
+	spin_unlock(&mlx_hw_atomic_lock);
+	kunmap_local(map);
+	return 0;
+}

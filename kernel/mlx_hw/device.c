@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * device.c - device attributes, port state, the GID table and counters.
+ */
+#include <linux/inetdevice.h>
+#include <linux/etherdevice.h>
+#include <net/addrconf.h>
+#include <net/if_inet6.h>
+#include "mlx_hw.h"
+
+/* Bytes of Ethernet/IP/UDP/BTH/... overhead subtracted from the netdev MTU. */
+#define MLX_HW_MAX_HDR_LEN	80
+
+static void mlx_hw_mac_to_eui64(const u8 *mac, u8 *eui)
+{
+	eui[0] = mac[0] ^ 2;	/* universal/local bit, RFC 4291 appendix A */
+	eui[1] = mac[1];
+	eui[2] = mac[2];
+	eui[3] = 0xff;
+	eui[4] = 0xfe;
+	eui[5] = mac[3];
+	eui[6] = mac[4];
+	eui[7] = mac[5];
+}
+
+void mlx_hw_dev_init_attr(struct mlx_hw_dev *dev)
+{
+	struct ib_uverbs_query_device_resp *a = &dev->ibx.attr.base;
+	u8 eui[8];
+
+	strscpy(dev->ibx.name, "mlx_hw%d", sizeof(dev->ibx.name));
+	dev->ibx.ops = &mlx_hw_ops;
+	strscpy(dev->ibx.fw_ver, "1.0.0", sizeof(dev->ibx.fw_ver));
+	dev->ibx.node_type = 1;
+	dev->ibx.num_comp_vectors = 1;
+	dev->ibx.driver_abi_version = MLX_HW_ABI_VERSION;
+	strscpy(dev->ibx.driver_id, "mlx_hw", sizeof(dev->ibx.driver_id));
+
+	mlx_hw_mac_to_eui64(dev->mac, eui);
+	memcpy(&a->node_guid, eui, sizeof(eui));
+	a->sys_image_guid = a->node_guid;
+	a->fw_ver = 1ull << 32;
+	a->max_mr_size = MLX_HW_MAX_MR_SIZE;
+	a->page_size_cap = PAGE_SIZE;
+	a->vendor_id = MLX_HW_VENDOR_ID;
+	a->vendor_part_id = MLX_HW_VENDOR_PART_ID;
+	a->hw_ver = MLX_HW_HW_VER;
+	a->max_qp = MLX_HW_MAX_QP;
+	a->max_qp_wr = MLX_HW_MAX_QP_WR;
+	a->device_cap_flags = IB_UVERBS_DEVICE_BAD_PKEY_CNTR |
+			      IB_UVERBS_DEVICE_BAD_QKEY_CNTR |
+			      IB_UVERBS_DEVICE_PORT_ACTIVE_EVENT |
+			      IB_UVERBS_DEVICE_SYS_IMAGE_GUID |
+			      IB_UVERBS_DEVICE_RC_RNR_NAK_GEN;
+	a->max_sge = MLX_HW_MAX_SGE;
+	a->max_sge_rd = MLX_HW_MAX_SGE;
+	a->max_cq = MLX_HW_MAX_CQ;
+	a->max_cqe = MLX_HW_MAX_CQE;
+	a->max_mr = MLX_HW_MAX_MR;
+	a->max_pd = MLX_HW_MAX_PD;
+	a->max_qp_rd_atom = MLX_HW_MAX_RD_ATOM;
+	a->max_res_rd_atom = MLX_HW_MAX_RD_ATOM * MLX_HW_MAX_QP;
+	a->max_qp_init_rd_atom = MLX_HW_MAX_RD_ATOM;
+	a->atomic_cap = 1;	/* IB_ATOMIC_HCA */
+	a->max_mw = 0;
+	a->max_mcast_grp = 0;
+	a->max_ah = MLX_HW_MAX_QP;
+	a->max_srq = MLX_HW_MAX_SRQ;
+	a->max_srq_wr = MLX_HW_MAX_QP_WR;
+	a->max_srq_sge = MLX_HW_MAX_SGE;
+	a->max_pkeys = 1;
+	a->local_ca_ack_delay = 15;
+	a->phys_port_cnt = 1;
+}
+
+/* Largest IB MTU that fits the netdev MTU minus RoCEv2 headers (as rxe). */
+static enum ibx_mtu mlx_hw_eth_to_ib_mtu(unsigned int eth_mtu)
+{
+	unsigned int room = eth_mtu > MLX_HW_MAX_HDR_LEN ?
+			    eth_mtu - MLX_HW_MAX_HDR_LEN : 0;
+	enum ibx_mtu mtu;
+
+	for (mtu = IBX_MTU_4096; mtu > IBX_MTU_256; mtu--)
+		if (ibx_mtu_to_bytes(mtu) <= room)
+			break;
+	return mtu;
+}
+
+void mlx_hw_update_mtu(struct mlx_hw_dev *dev)
+{
+	WRITE_ONCE(dev->mtu,
+		   ibx_mtu_to_bytes(mlx_hw_eth_to_ib_mtu(READ_ONCE(dev->ndev->mtu))));
+}
+
+static bool mlx_hw_carrier(struct mlx_hw_dev *dev)
+{
+	return netif_running(dev->ndev) && netif_carrier_ok(dev->ndev);
+}
+
+int mlx_hw_query_port(struct ibx_device *ibx, u32 port,
+		      struct ib_uverbs_query_port_resp *attr)
+{
+	struct mlx_hw_dev *dev = to_mdev(ibx);
+	bool up = mlx_hw_carrier(dev);
+
+	if (port != 1)
+		return -EINVAL;
+	memset(attr, 0, sizeof(*attr));
+	attr->port_cap_flags = 1u << 16;	/* IB_PORT_CM_SUP, as rxe */
+	attr->max_msg_sz = MLX_HW_MAX_MSG_SZ;
+	attr->gid_tbl_len = IBX_GID_TABLE_LEN;
+	attr->pkey_tbl_len = 1;
+	attr->state = up ? 4 : 1;		/* IB_PORT_ACTIVE : IB_PORT_DOWN */
+	attr->max_mtu = IBX_MTU_4096;
+	attr->active_mtu = mlx_hw_eth_to_ib_mtu(READ_ONCE(dev->ndev->mtu));
+	attr->lmc = 0;
+	attr->max_vl_num = 1;			/* VL0 */
+	attr->subnet_timeout = 0;
+	attr->active_width = 1;			/* 1X */
+	attr->active_speed = 1;			/* SDR, like a dummy link */
+	attr->phys_state = up ? 5 : 3;		/* LinkUp : Disabled */
+	attr->link_layer = 2;			/* IB_LINK_LAYER_ETHERNET */
+	return 0;
+}
+
+/* Reports port state changes that follow the netdev carrier. */
+void mlx_hw_update_port_state(struct mlx_hw_dev *dev)
+{
+	bool up = mlx_hw_carrier(dev);
+
+	if (up == dev->port_active)
+		return;
+	dev->port_active = up;
+	ibx_port_event(&dev->ibx, 1,
+		       up ? IBX_EVENT_PORT_ACTIVE : IBX_EVENT_PORT_ERR);
+}
+
+/* ---------------- GID table ---------------- */
+
+struct mlx_hw_gid_list {
+	unsigned int n;
+	union ibx_gid gid[IBX_GID_TABLE_LEN];
+};
+
+static void mlx_hw_gid_list_add(struct mlx_hw_gid_list *l,
+				const union ibx_gid *gid)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (!memcmp(&l->gid[i], gid, sizeof(*gid)))
+			return;
+	if (l->n < IBX_GID_TABLE_LEN)
+		l->gid[l->n++] = *gid;
+}
+
+/* Builds the GIDs of the netdev: link-local, IPv4-mapped, other IPv6. */
+static void mlx_hw_collect_gids(struct mlx_hw_dev *dev,
+				struct mlx_hw_gid_list *l)
+{
+	struct net_device *ndev = dev->ndev;
+	struct in_device *in_dev;
+	struct inet6_dev *in6_dev;
+	const struct in_ifaddr *ifa;
+	struct inet6_ifaddr *ifp;
+	union ibx_gid gid;
+
+	memset(&gid, 0, sizeof(gid));
+	gid.raw[0] = 0xfe;
+	gid.raw[1] = 0x80;
+	mlx_hw_mac_to_eui64(dev->mac, &gid.raw[8]);
+	mlx_hw_gid_list_add(l, &gid);
+
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(ndev);
+	if (in_dev) {
+		in_dev_for_each_ifa_rcu(ifa, in_dev) {
+			ipv6_addr_set_v4mapped(ifa->ifa_address,
+					       (struct in6_addr *)gid.raw);
+			mlx_hw_gid_list_add(l, &gid);
+		}
+	}
+	rcu_read_unlock();
+
+	in6_dev = in6_dev_get(ndev);
+	if (in6_dev) {
+		read_lock_bh(&in6_dev->lock);
+		list_for_each_entry(ifp, &in6_dev->addr_list, if_list) {
+			memcpy(gid.raw, &ifp->addr, sizeof(gid.raw));
+			mlx_hw_gid_list_add(l, &gid);
+		}
+		read_unlock_bh(&in6_dev->lock);
+		in6_dev_put(in6_dev);
+	}
+}
+
+/* Rebuilds the GID table; process context. */
+void mlx_hw_gid_work(struct work_struct *work)
+{
+	struct mlx_hw_dev *dev = container_of(work, struct mlx_hw_dev,
+					      gid_work);
+	struct mlx_hw_gid_list *l;
+	unsigned int i;
+	bool same;
+
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return;
+	mlx_hw_collect_gids(dev, l);
+	for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
+		spin_lock_bh(&dev->gid_lock);
+		if (i < l->n)
+			same = dev->gid_valid[i] &&
+			       !memcmp(&dev->gid[i], &l->gid[i], sizeof(l->gid[i]));
+		else
+			same = !dev->gid_valid[i];
+		if (!same) {
+			dev->gid_valid[i] = i < l->n;
+			if (i < l->n)
+				dev->gid[i] = l->gid[i];
+		}
+		spin_unlock_bh(&dev->gid_lock);
+		if (same)
+			continue;
+		if (i < l->n)
+			ibx_set_gid(&dev->ibx, 1, i, &l->gid[i],
+				    IBX_GID_TYPE_ROCE_V2, dev->ndev);
+		else
+			ibx_set_gid(&dev->ibx, 1, i, NULL, IBX_GID_TYPE_ROCE_V2,
+				    NULL);
+	}
+	kfree(l);
+}
+
+void mlx_hw_clear_gids(struct mlx_hw_dev *dev)
+{
+	unsigned int i;
+	bool was;
+
+	for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
+		spin_lock_bh(&dev->gid_lock);
+		was = dev->gid_valid[i];
+		dev->gid_valid[i] = false;
+		spin_unlock_bh(&dev->gid_lock);
+		if (was)
+			ibx_set_gid(&dev->ibx, 1, i, NULL, IBX_GID_TYPE_ROCE_V2,
+				    NULL);
+	}
+}
+
+bool mlx_hw_dev_has_gid(struct mlx_hw_dev *dev, const union ibx_gid *gid)
+{
+	unsigned int i;
+	bool found = false;
+
+	spin_lock_bh(&dev->gid_lock);
+	for (i = 0; i < IBX_GID_TABLE_LEN && !found; i++)
+		found = dev->gid_valid[i] &&
+			!memcmp(&dev->gid[i], gid, sizeof(*gid));
+	spin_unlock_bh(&dev->gid_lock);
+	return found;
+}
+
+int mlx_hw_dev_get_gid(struct mlx_hw_dev *dev, unsigned int index,
+		       union ibx_gid *gid)
+{
+	int err = -ENOENT;
+
+	if (index >= IBX_GID_TABLE_LEN)
+		return -EINVAL;
+	spin_lock_bh(&dev->gid_lock);
+	if (dev->gid_valid[index]) {
+		*gid = dev->gid[index];
+		err = 0;
+	}
+	spin_unlock_bh(&dev->gid_lock);
+	return err;
+}
+
+/* Address notifiers: queue a rebuild for the device on that netdev. */
+static void mlx_hw_addr_changed(struct net_device *ndev)
+{
+	struct mlx_hw_dev *dev;
+
+	spin_lock(&mlx_hw_devices_lock);
+	list_for_each_entry(dev, &mlx_hw_devices, list)
+		if (dev->ndev == ndev && !dev->removing)
+			schedule_work(&dev->gid_work);
+	spin_unlock(&mlx_hw_devices_lock);
+}
+
+static int mlx_hw_inetaddr_event(struct notifier_block *nb,
+				 unsigned long event, void *ptr)
+{
+	struct in_ifaddr *ifa = ptr;
+
+	mlx_hw_addr_changed(ifa->ifa_dev->dev);
+	return NOTIFY_DONE;
+}
+
+static int mlx_hw_inet6addr_event(struct notifier_block *nb,
+				  unsigned long event, void *ptr)
+{
+	struct inet6_ifaddr *ifp = ptr;
+
+	mlx_hw_addr_changed(ifp->idev->dev);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block mlx_hw_inetaddr_nb = {
+	.notifier_call = mlx_hw_inetaddr_event,
+};
+
+static struct notifier_block mlx_hw_inet6addr_nb = {
+	.notifier_call = mlx_hw_inet6addr_event,
+};
+
+int mlx_hw_register_notifiers(void)
+{
+	int err;
+
+	err = register_inetaddr_notifier(&mlx_hw_inetaddr_nb);
+	if (err)
+		return err;
+	err = register_inet6addr_notifier(&mlx_hw_inet6addr_nb);
+	if (err)
+		unregister_inetaddr_notifier(&mlx_hw_inetaddr_nb);
+	return err;
+}
+
+void mlx_hw_unregister_notifiers(void)
+{
+	unregister_inet6addr_notifier(&mlx_hw_inet6addr_nb);
+	unregister_inetaddr_notifier(&mlx_hw_inetaddr_nb);
+}
+
+/* ---------------- counters ---------------- */
+
+const char *const mlx_hw_counter_names[] = {
+	[MLX_HW_CNT_TX_PACKETS] = "sent_pkts",
+	[MLX_HW_CNT_TX_BYTES] = "sent_bytes",
+	[MLX_HW_CNT_RX_PACKETS] = "rcvd_pkts",
+	[MLX_HW_CNT_RX_BYTES] = "rcvd_bytes",
+	[MLX_HW_CNT_RNR_NAKS_SENT] = "rnr_nak_sent",
+	[MLX_HW_CNT_RNR_NAKS_RCVD] = "rcvd_rnr_err",
+	[MLX_HW_CNT_RETRANSMITS] = "retry_err",
+	[MLX_HW_CNT_ERR_CQES] = "completer_error",
+	[MLX_HW_CNT_WAKEUPS] = "engine_wakeups",
+};
+
+int mlx_hw_get_hw_counters(struct ibx_device *ibx, u32 port, u64 *values)
+{
+	struct mlx_hw_dev *dev = to_mdev(ibx);
+	unsigned int i;
+
+	for (i = 0; i < MLX_HW_NUM_COUNTERS; i++)
+		values[i] = atomic64_read(&dev->counters[i]);
+	return 0;
+}

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * main.c - module load/unload and the binding of mlx_hw devices to netdevs.
+ *
+ * A device is created per netdev named by the load parameter netdev=d0,d1
+ * or written at run time to /sys/module/mlx_hw/parameters/add; writing the
+ * name to .../remove, unregistering the netdev or unloading the module
+ * removes it.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/rtnetlink.h>
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include "mlx_hw.h"
+
+MODULE_AUTHOR("ibx project");
+MODULE_DESCRIPTION("mlx_hw: HCA driver for a ConnectX-style device model");
+MODULE_LICENSE("Dual BSD/GPL");
+
+LIST_HEAD(mlx_hw_devices);
+DEFINE_SPINLOCK(mlx_hw_devices_lock);	/* list walks from the engine */
+static DEFINE_MUTEX(mlx_hw_bind_mutex);	/* serializes add/remove */
+static struct workqueue_struct *mlx_hw_remove_wq; /* removals on unregister */
+static bool mlx_hw_loaded;		/* module init finished */
+static char mlx_hw_pending[256];	/* names given before init finished */
+
+static struct mlx_hw_dev *mlx_hw_find_by_ndev(struct net_device *ndev)
+{
+	struct mlx_hw_dev *dev;
+
+	list_for_each_entry(dev, &mlx_hw_devices, list)
+		if (dev->ndev == ndev)
+			return dev;
+	return NULL;
+}
+
+static void mlx_hw_dev_free(struct mlx_hw_dev *dev)
+{
+	mlx_hw_engine_stop(dev);
+	if (dev->engine_region)
+		mlx_hw_region_put(dev->engine_region);
+	xa_destroy(&dev->qp_xa);
+	xa_destroy(&dev->cq_xa);
+	xa_destroy(&dev->mr_xa);
+	xa_destroy(&dev->srq_xa);
+	if (dev->ndev)
+		dev_put(dev->ndev);
+	ibx_dealloc_device(&dev->ibx);
+}
+
+static void mlx_hw_remove_work(struct work_struct *work);
+
+static int mlx_hw_add(const char *name)
+{
+	struct net_device *ndev;
+	struct mlx_hw_dev *dev;
+	int err;
+
+	ndev = dev_get_by_name(&init_net, name);
+	if (!ndev)
+		return -ENODEV;
+
+	mutex_lock(&mlx_hw_bind_mutex);
+	spin_lock(&mlx_hw_devices_lock);
+	dev = mlx_hw_find_by_ndev(ndev);
+	spin_unlock(&mlx_hw_devices_lock);
+	if (dev) {
+		err = -EEXIST;
+		goto out_put;
+	}
+	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN) {
+		err = -EINVAL;
+		goto out_put;
+	}
+
+	dev = (struct mlx_hw_dev *)ibx_alloc_device(sizeof(*dev));
+	if (!dev) {
+		err = -ENOMEM;
+		goto out_put;
+	}
+	dev->ndev = ndev;		/* the reference of dev_get_by_name */
+	INIT_LIST_HEAD(&dev->list);
+	INIT_WORK(&dev->gid_work, mlx_hw_gid_work);
+	INIT_WORK(&dev->remove_work, mlx_hw_remove_work);
+	spin_lock_init(&dev->gid_lock);
+	init_waitqueue_head(&dev->engine_wq);
+	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->cq_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC1);
+	ether_addr_copy(dev->mac, ndev->dev_addr);
+	mlx_hw_dev_init_attr(dev);
+	mlx_hw_update_mtu(dev);
+
+	dev->engine_region = mlx_hw_region_alloc(PAGE_SIZE, true);
+	if (!dev->engine_region) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	dev->engine_page = dev->engine_region->vaddr;
+	err = mlx_hw_engine_start(dev);
+	if (err)
+		goto out_free;
+
+	err = ibx_register_device(&dev->ibx);
+	if (err)
+		goto out_free;
+	dev->registered = true;
+	err = ibx_set_netdev(&dev->ibx, 1, ndev);
+	if (err)
+		goto out_unreg;
+
+	spin_lock(&mlx_hw_devices_lock);
+	list_add_tail(&dev->list, &mlx_hw_devices);
+	spin_unlock(&mlx_hw_devices_lock);
+	mutex_unlock(&mlx_hw_bind_mutex);
+
+	/* GIDs and port state from the netdev's current configuration. */
+	mlx_hw_gid_work(&dev->gid_work);
+	mlx_hw_update_port_state(dev);
+	pr_info("mlx_hw: %s bound to %s\n", dev->ibx.name, ndev->name);
+	return 0;
+
+out_unreg:
+	ibx_unregister_device(&dev->ibx);
+out_free:
+	mlx_hw_dev_free(dev);
+	mutex_unlock(&mlx_hw_bind_mutex);
+	return err;
+out_put:
+	mutex_unlock(&mlx_hw_bind_mutex);
+	dev_put(ndev);
+	return err;
+}
+
+/* Takes a device off the list and destroys it; caller holds bind_mutex. */
+static void mlx_hw_destroy(struct mlx_hw_dev *dev)
+{
+	spin_lock(&mlx_hw_devices_lock);
+	list_del_init(&dev->list);
+	spin_unlock(&mlx_hw_devices_lock);
+
+	/* Off the list, so no notifier queues new work for it. */
+	cancel_work_sync(&dev->gid_work);
+	pr_info("mlx_hw: removing %s from %s\n", dev->ibx.name, dev->ndev->name);
+	mlx_hw_clear_gids(dev);
+	ibx_set_netdev(&dev->ibx, 1, NULL);
+	ibx_unregister_device(&dev->ibx);
+	mlx_hw_dev_free(dev);
+}
+
+static int mlx_hw_remove(const char *name)
+{
+	struct mlx_hw_dev *dev, *found = NULL;
+
+	mutex_lock(&mlx_hw_bind_mutex);
+	spin_lock(&mlx_hw_devices_lock);
+	list_for_each_entry(dev, &mlx_hw_devices, list) {
+		if (!dev->removing && (!strcmp(dev->ndev->name, name) ||
+				       !strcmp(dev->ibx.name, name))) {
+			found = dev;
+			found->removing = true;
+			break;
+		}
+	}
+	spin_unlock(&mlx_hw_devices_lock);
+	if (found)
+		mlx_hw_destroy(found);
+	mutex_unlock(&mlx_hw_bind_mutex);
+	return found ? 0 : -ENODEV;
+}
+
+static void mlx_hw_remove_work(struct work_struct *work)
+{
+	struct mlx_hw_dev *dev = container_of(work, struct mlx_hw_dev,
+					      remove_work);
+
+	mutex_lock(&mlx_hw_bind_mutex);
+	if (!list_empty(&dev->list))
+		mlx_hw_destroy(dev);
+	mutex_unlock(&mlx_hw_bind_mutex);
+}
+
+/*
+ * Netdev events.  Removal runs from a work item: unregistering the verbs
+ * device may sleep for long and must not run under RTNL.
+ */
+static int mlx_hw_netdev_event(struct notifier_block *nb, unsigned long event,
+			       void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct mlx_hw_dev *dev;
+
+	spin_lock(&mlx_hw_devices_lock);
+	dev = mlx_hw_find_by_ndev(ndev);
+	if (!dev || dev->removing) {
+		spin_unlock(&mlx_hw_devices_lock);
+		return NOTIFY_DONE;
+	}
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		dev->removing = true;
+		queue_work(mlx_hw_remove_wq, &dev->remove_work);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		mlx_hw_update_port_state(dev);
+		break;
+	case NETDEV_CHANGEMTU:
+		mlx_hw_update_mtu(dev);
+		break;
+	case NETDEV_CHANGEADDR:
+		ether_addr_copy(dev->mac, ndev->dev_addr);
+		schedule_work(&dev->gid_work);
+		break;
+	default:
+		break;
+	}
+	spin_unlock(&mlx_hw_devices_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block mlx_hw_netdev_nb = {
+	.notifier_call = mlx_hw_netdev_event,
+};
+
+/* Adds every name of a comma/space separated list; returns the first error. */
+static int mlx_hw_add_list(const char *list)
+{
+	char *buf, *p, *name;
+	int err = 0, ret;
+
+	buf = kstrdup(list, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	p = buf;
+	while ((name = strsep(&p, ", \n\t")) != NULL) {
+		if (!*name)
+			continue;
+		ret = mlx_hw_add(name);
+		if (ret) {
+			pr_warn("mlx_hw: cannot bind to %s: %d\n", name, ret);
+			if (!err)
+				err = ret;
+		}
+	}
+	kfree(buf);
+	return err;
+}
+
+static int mlx_hw_param_add(const char *val, const struct kernel_param *kp)
+{
+	if (!mlx_hw_loaded) {
+		/* Load-time parameter: remember it for module init. */
+		if (strlen(mlx_hw_pending) + strlen(val) + 2 >
+		    sizeof(mlx_hw_pending))
+			return -ENOSPC;
+		strcat(mlx_hw_pending, ",");
+		strcat(mlx_hw_pending, val);
+		return 0;
+	}
+	return mlx_hw_add_list(val);
+}
+
+static int mlx_hw_param_remove(const char *val, const struct kernel_param *kp)
+{
+	char name[IFNAMSIZ + IBX_DEVICE_NAME_MAX];
+
+	if (!mlx_hw_loaded)
+		return -EINVAL;
+	strscpy(name, val, sizeof(name));
+	strim(name);
+	return mlx_hw_remove(name);
+}
+
+/* Reading add/remove/netdev lists the bound netdevs. */
+static int mlx_hw_param_get(char *buffer, const struct kernel_param *kp)
+{
+	struct mlx_hw_dev *dev;
+	int len = 0;
+
+	spin_lock(&mlx_hw_devices_lock);
+	list_for_each_entry(dev, &mlx_hw_devices, list)
+		len += scnprintf(buffer + len, PAGE_SIZE - len, "%s%s",
+				 len ? "," : "", dev->ndev->name);
+	spin_unlock(&mlx_hw_devices_lock);
+	len += scnprintf(buffer + len, PAGE_SIZE - len, "\n");
+	return len;
+}
+
+static const struct kernel_param_ops mlx_hw_add_ops = {
+	.set = mlx_hw_param_add,
+	.get = mlx_hw_param_get,
+};
+
+static const struct kernel_param_ops mlx_hw_remove_ops = {
+	.set = mlx_hw_param_remove,
+	.get = mlx_hw_param_get,
+};
+
+module_param_cb(netdev, &mlx_hw_add_ops, NULL, 0444);
+MODULE_PARM_DESC(netdev, "netdevs to bind at load time (comma separated)");
+module_param_cb(add, &mlx_hw_add_ops, NULL, 0644);
+MODULE_PARM_DESC(add, "write a netdev name to create an mlx_hw device on it");
+module_param_cb(remove, &mlx_hw_remove_ops, NULL, 0644);
+MODULE_PARM_DESC(remove, "write a netdev (or mlx_hw device) name to remove it");
+
+static int __init mlx_hw_init(void)
+{
+	int err;
+
+	mlx_hw_remove_wq = alloc_ordered_workqueue("mlx_hw_remove", 0);
+	if (!mlx_hw_remove_wq)
+		return -ENOMEM;
+	err = register_netdevice_notifier(&mlx_hw_netdev_nb);
+	if (err)
+		goto out_wq;
+	err = mlx_hw_register_notifiers();
+	if (err) {
+		unregister_netdevice_notifier(&mlx_hw_netdev_nb);
+		goto out_wq;
+	}
+	mlx_hw_loaded = true;
+	if (mlx_hw_pending[0])
+		mlx_hw_add_list(mlx_hw_pending);	/* errors are logged */
+	return 0;
+out_wq:
+	destroy_workqueue(mlx_hw_remove_wq);
+	return err;
+}
+
+static void __exit mlx_hw_exit(void)
+{
+	struct mlx_hw_dev *dev;
+
+	mlx_hw_unregister_notifiers();
+	unregister_netdevice_notifier(&mlx_hw_netdev_nb);
+	/* Pending removals first: they free their device. */
+	flush_workqueue(mlx_hw_remove_wq);
+	mutex_lock(&mlx_hw_bind_mutex);
+	for (;;) {
+		spin_lock(&mlx_hw_devices_lock);
+		dev = list_first_entry_or_null(&mlx_hw_devices,
+					       struct mlx_hw_dev, list);
+		spin_unlock(&mlx_hw_devices_lock);
+		if (!dev)
+			break;
+		mlx_hw_destroy(dev);
+	}
+	mutex_unlock(&mlx_hw_bind_mutex);
+	destroy_workqueue(mlx_hw_remove_wq);
+}
+
+module_init(mlx_hw_init);
+module_exit(mlx_hw_exit);
