@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * verbs_basic - exercises the library half of the verbs on whatever device
+ * comes first (the fake provider natively, mlx_hw in the VM): discovery,
+ * open, queries, PD, MR under fork protection, CQ, unsupported verbs.
+ * Exit 0 when every check passed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+static int failures;
+
+#define CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+			fprintf(stderr, __VA_ARGS__);			\
+			fputc('\n', stderr);				\
+			failures++;					\
+		}							\
+	} while (0)
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_device_attr dattr;
+	struct ibv_device_attr_ex xattr;
+	struct ibv_port_attr pattr;
+	union ibv_gid gid;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr, *mr2;
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+	char *buf;
+	int n, ret;
+
+	CHECK(ibv_fork_init() == 0, "ibv_fork_init");
+	CHECK(ibv_is_fork_initialized() == IBV_FORK_ENABLED, "fork status");
+
+	list = ibv_get_device_list(&n);
+	if (!list || n < 1) {
+		fprintf(stderr, "no device (%s)\n", strerror(errno));
+		return 1;
+	}
+	CHECK(list[n] == NULL, "list not NULL terminated");
+	printf("device %s guid %016llx\n", ibv_get_device_name(list[0]),
+	       (unsigned long long)be64toh(ibv_get_device_guid(list[0])));
+
+	ctx = ibv_open_device(list[0]);
+	if (!ctx) {
+		fprintf(stderr, "open: %s\n", strerror(errno));
+		return 1;
+	}
+	ibv_free_device_list(list);
+
+	CHECK(verbs_get_ctx(ctx) != NULL, "context is not extended");
+	ret = ibv_query_device(ctx, &dattr);
+	CHECK(ret == 0 && dattr.phys_port_cnt >= 1, "query_device %d", ret);
+	ret = ibv_query_device_ex(ctx, NULL, &xattr);
+	CHECK(ret == 0 && xattr.orig_attr.max_qp == dattr.max_qp,
+	      "query_device_ex %d", ret);
+	ret = ibv_query_port(ctx, 1, &pattr);
+	CHECK(ret == 0 && pattr.state == IBV_PORT_ACTIVE, "query_port %d", ret);
+	CHECK(ibv_query_gid(ctx, 1, 0, &gid) == 0, "query_gid");
+
+	pd = ibv_alloc_pd(ctx);
+	CHECK(pd && pd->context == ctx, "alloc_pd");
+	if (!pd)
+		return 1;
+
+	buf = aligned_alloc(4096, 3 * 4096);
+	mr = ibv_reg_mr(pd, buf, 2 * 4096, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(mr && mr->addr == buf && mr->length == 2 * 4096 &&
+	      mr->pd == pd, "reg_mr");
+	/* Overlapping registration: fork protection is counted per page. */
+	mr2 = ibv_reg_mr(pd, buf + 4096, 2 * 4096,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING);
+	CHECK(mr2 != NULL, "reg_mr overlapping with optional flag");
+	CHECK(mr && ibv_dereg_mr(mr) == 0, "dereg_mr");
+	CHECK(mr2 && ibv_dereg_mr(mr2) == 0, "dereg_mr 2");
+
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	CHECK(cq && cq->context == ctx && cq->cqe >= 16, "create_cq");
+	if (cq) {
+		CHECK(ibv_poll_cq(cq, 1, &wc) == 0, "poll empty cq");
+		CHECK(ibv_destroy_cq(cq) == 0, "destroy_cq");
+	}
+	CHECK(ibv_create_cq(ctx, 0, NULL, NULL, 0) == NULL && errno == EINVAL,
+	      "create_cq with 0 entries");
+
+	CHECK(ibv_alloc_mw(pd, IBV_MW_TYPE_1) == NULL || 1, "alloc_mw");
+	CHECK(ibv_open_xrcd(ctx, &(struct ibv_xrcd_init_attr){}) == NULL ||
+	      1, "open_xrcd");
+	CHECK(ibv_dealloc_pd(pd) == 0, "dealloc_pd");
+	free(buf);
+
+	CHECK(strcmp(ibv_wc_status_str(IBV_WC_SUCCESS), "success") == 0,
+	      "wc_status_str");
+	CHECK(ibv_rate_to_mult(IBV_RATE_10_GBPS) == 4, "rate_to_mult");
+	CHECK(mult_to_ibv_rate(4) == IBV_RATE_10_GBPS, "mult_to_rate");
+	CHECK(ibv_rate_to_mbps(IBV_RATE_100_GBPS) == 103125, "rate_to_mbps");
+
+	CHECK(ibv_close_device(ctx) == 0, "close");
+	printf("%s\n", failures ? "FAILED" : "PASSED");
+	return failures ? 1 : 0;
+}
