@@ -1,0 +1,1454 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * uverbs_abi_test - drives the uverbs write() ABI of ibx_uverbs directly
+ * (kernel UAPI headers only, no libibverbs) with good and bad input and
+ * checks the exact errno of every failure.
+ *
+ *   uverbs_abi_test [-d IBDEV] [-s SECTION]...   (default IBDEV mlx_hw0)
+ *
+ * Exit 0 when every check passed, 1 otherwise, 77 when the device is
+ * missing.  Sections: sysfs hdr objects qp mr events memlock vmpin
+ * threads disassoc (disassoc removes and re-adds the device through
+ * /sys/module/mlx_hw/parameters and runs only when named).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+
+/* enum ibv_qp_state and enum ibv_qp_attr_mask values (not in the UAPI). */
+enum {
+	IB_UVERBS_QPS_RESET, IB_UVERBS_QPS_INIT, IB_UVERBS_QPS_RTR,
+	IB_UVERBS_QPS_RTS, IB_UVERBS_QPS_SQD, IB_UVERBS_QPS_SQE,
+	IB_UVERBS_QPS_ERR,
+};
+
+enum {
+	IB_UVERBS_QP_STATE = 1 << 0,
+	IB_UVERBS_QP_CUR_STATE = 1 << 1,
+	IB_UVERBS_QP_ACCESS_FLAGS = 1 << 3,
+	IB_UVERBS_QP_PKEY_INDEX = 1 << 4,
+	IB_UVERBS_QP_PORT = 1 << 5,
+	IB_UVERBS_QP_QKEY = 1 << 6,
+	IB_UVERBS_QP_AV = 1 << 7,
+	IB_UVERBS_QP_PATH_MTU = 1 << 8,
+	IB_UVERBS_QP_TIMEOUT = 1 << 9,
+	IB_UVERBS_QP_RETRY_CNT = 1 << 10,
+	IB_UVERBS_QP_RNR_RETRY = 1 << 11,
+	IB_UVERBS_QP_RQ_PSN = 1 << 12,
+	IB_UVERBS_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	IB_UVERBS_QP_MIN_RNR_TIMER = 1 << 15,
+	IB_UVERBS_QP_SQ_PSN = 1 << 16,
+	IB_UVERBS_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	IB_UVERBS_QP_DEST_QPN = 1 << 20,
+};
+
+static const char *ibdev = "mlx_hw0";
+static char uverbs_path[300];
+static char uverbs_name[256];
+static int failures, checks;
+
+#define CHECK(cond, ...)						\
+	do {								\
+		checks++;						\
+		if (!(cond)) {						\
+			failures++;					\
+			printf("FAIL %s:%d: ", __func__, __LINE__);	\
+			printf(__VA_ARGS__);				\
+			printf("\n");					\
+		}							\
+	} while (0)
+
+/* Expects a command result (0 or -errno) to be @want. */
+#define EXPECT(expr, want)						\
+	do {								\
+		int _r = (expr);					\
+		checks++;						\
+		if (_r != (want)) {					\
+			failures++;					\
+			printf("FAIL %s:%d: %s = %d (%s), want %d (%s)\n", \
+			       __func__, __LINE__, #expr, _r,		\
+			       strerror(-_r), (want), strerror(-(want))); \
+		}							\
+	} while (0)
+
+/* ---------------- command helpers ---------------- */
+
+static int raw_write(int fd, const void *buf, size_t len)
+{
+	ssize_t n = write(fd, buf, len);
+
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/*
+ * A legacy command: header, @req (whose first u64 is the response pointer
+ * when @resp is given), @udata_in more zero words.  out_words covers
+ * @resp_len.
+ */
+static int cmd_udata(int fd, uint32_t command, void *req, size_t req_len,
+		     void *resp, size_t resp_len, size_t udata_in)
+{
+	char buf[4096];
+	struct ib_uverbs_cmd_hdr hdr = {
+		.command = command,
+		.in_words = (sizeof(hdr) + req_len + udata_in) / 4,
+		.out_words = resp_len / 4,
+	};
+
+	if (resp)
+		*(uint64_t *)req = (uintptr_t)resp;
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), req, req_len);
+	memset(buf + sizeof(hdr) + req_len, 0, udata_in);
+	return raw_write(fd, buf, sizeof(hdr) + req_len + udata_in);
+}
+
+static int cmd(int fd, uint32_t command, void *req, size_t req_len,
+	       void *resp, size_t resp_len)
+{
+	return cmd_udata(fd, command, req, req_len, resp, resp_len, 0);
+}
+
+/* Room for driver response data after every core response. */
+#define UDATA_OUT	256
+
+static int ex_cmd(int fd, uint32_t command, void *req, size_t req_len,
+		  void *resp, size_t resp_len)
+{
+	char buf[4096];
+	struct ib_uverbs_cmd_hdr hdr = {
+		.command = IB_USER_VERBS_CMD_FLAG_EXTENDED | command,
+		.in_words = req_len / 8,
+		.out_words = resp_len / 8,
+	};
+	struct ib_uverbs_ex_cmd_hdr ex = {
+		.response = (uintptr_t)resp,
+	};
+
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), &ex, sizeof(ex));
+	memcpy(buf + sizeof(hdr) + sizeof(ex), req, req_len);
+	return raw_write(fd, buf, sizeof(hdr) + sizeof(ex) + req_len);
+}
+
+/* ---------------- sysfs helpers ---------------- */
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return n;
+}
+
+static int read_attr(char *buf, size_t len, const char *fmt, ...)
+{
+	char path[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return read_file(path, buf, len);
+}
+
+static int find_device(void)
+{
+	DIR *d = opendir("/sys/class/infiniband_verbs");
+	struct dirent *e;
+	char buf[128];
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "uverbs", 6))
+			continue;
+		if (read_attr(buf, sizeof(buf),
+			      "/sys/class/infiniband_verbs/%s/ibdev",
+			      e->d_name) <= 0)
+			continue;
+		buf[strcspn(buf, "\n")] = 0;
+		if (!strcmp(buf, ibdev)) {
+			snprintf(uverbs_name, sizeof(uverbs_name), "%s",
+				 e->d_name);
+			snprintf(uverbs_path, sizeof(uverbs_path),
+				 "/dev/infiniband/%s", e->d_name);
+			closedir(d);
+			return 0;
+		}
+	}
+	closedir(d);
+	return -1;
+}
+
+/* ---------------- a context and its objects ---------------- */
+
+struct ctx {
+	int fd;
+	int async_fd;
+	uint8_t gid[16];	/* GID gid_ok: our own address as destination */
+	int gid_ok;		/* a valid GID index of port 1 */
+	int gid_bad;		/* an empty one */
+	int active_mtu;
+};
+
+static void find_gids(struct ctx *c)
+{
+	char buf[128];
+	int i;
+
+	c->gid_ok = c->gid_bad = -1;
+	for (i = 0; i < 16; i++) {
+		int r = read_attr(buf, sizeof(buf),
+			"/sys/class/infiniband/%s/ports/1/gid_attrs/types/%d",
+			ibdev, i);
+
+		if (r > 0 && c->gid_ok < 0)
+			c->gid_ok = i;
+		/* Prefer the IPv4-based RoCE v2 GID, as rc_pingpong -g 1. */
+		if (r > 0 && i == 1)
+			c->gid_ok = i;
+		if (r < 0 && c->gid_bad < 0)
+			c->gid_bad = i;
+	}
+	if (c->gid_ok >= 0 &&
+	    read_attr(buf, sizeof(buf),
+		      "/sys/class/infiniband/%s/ports/1/gids/%d", ibdev,
+		      c->gid_ok) > 0) {
+		char *p = buf;
+
+		for (i = 0; i < 8; i++, p += 5) {
+			unsigned int w = strtoul(p, NULL, 16);
+
+			c->gid[2 * i] = w >> 8;
+			c->gid[2 * i + 1] = w & 0xff;
+		}
+	}
+}
+
+static int open_ctx(struct ctx *c)
+{
+	struct ib_uverbs_get_context req = {};
+	struct {
+		struct ib_uverbs_get_context_resp r;
+		char udata[UDATA_OUT];
+	} resp = {};
+	struct ib_uverbs_query_port qp = { .port_num = 1 };
+	struct ib_uverbs_query_port_resp pr = {};
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = open(uverbs_path, O_RDWR | O_CLOEXEC);
+	if (c->fd < 0)
+		return -errno;
+	ret = cmd(c->fd, IB_USER_VERBS_CMD_GET_CONTEXT, &req, sizeof(req),
+		  &resp, sizeof(resp));
+	if (ret)
+		return ret;
+	c->async_fd = resp.r.async_fd;
+	ret = cmd(c->fd, IB_USER_VERBS_CMD_QUERY_PORT, &qp, sizeof(qp), &pr,
+		  sizeof(pr));
+	c->active_mtu = pr.active_mtu;
+	find_gids(c);
+	return ret;
+}
+
+static void close_ctx(struct ctx *c)
+{
+	close(c->async_fd);
+	close(c->fd);
+}
+
+static int alloc_pd(struct ctx *c, uint32_t *pd)
+{
+	struct ib_uverbs_alloc_pd req = {};
+	struct {
+		struct ib_uverbs_alloc_pd_resp r;
+		char udata[UDATA_OUT];
+	} resp = {};
+	int ret = cmd(c->fd, IB_USER_VERBS_CMD_ALLOC_PD, &req, sizeof(req),
+		      &resp, sizeof(resp));
+
+	*pd = resp.r.pd_handle;
+	return ret;
+}
+
+static int dealloc_pd(struct ctx *c, uint32_t pd)
+{
+	struct ib_uverbs_dealloc_pd req = { .pd_handle = pd };
+
+	return cmd(c->fd, IB_USER_VERBS_CMD_DEALLOC_PD, &req, sizeof(req),
+		   NULL, 0);
+}
+
+static int create_cq(struct ctx *c, uint32_t cqe, uint32_t vector, int chan,
+		     uint32_t *cq)
+{
+	struct ib_uverbs_create_cq req = {
+		.user_handle = 0xc0ffee, .cqe = cqe, .comp_vector = vector,
+		.comp_channel = chan,
+	};
+	struct {
+		struct ib_uverbs_create_cq_resp r;
+		char udata[UDATA_OUT];
+	} resp = {};
+	int ret = cmd(c->fd, IB_USER_VERBS_CMD_CREATE_CQ, &req, sizeof(req),
+		      &resp, sizeof(resp));
+
+	*cq = resp.r.cq_handle;
+	return ret;
+}
+
+static int destroy_cq(struct ctx *c, uint32_t cq,
+		      struct ib_uverbs_destroy_cq_resp *out)
+{
+	struct ib_uverbs_destroy_cq req = { .cq_handle = cq };
+	struct ib_uverbs_destroy_cq_resp resp;
+
+	return cmd(c->fd, IB_USER_VERBS_CMD_DESTROY_CQ, &req, sizeof(req),
+		   out ? out : &resp, sizeof(resp));
+}
+
+static int reg_mr(struct ctx *c, uint32_t pd, void *addr, size_t len,
+		  uint32_t access, uint32_t *mr)
+{
+	struct ib_uverbs_reg_mr req = {
+		.start = (uintptr_t)addr, .length = len,
+		.hca_va = (uintptr_t)addr, .pd_handle = pd,
+		.access_flags = access,
+	};
+	struct {
+		struct ib_uverbs_reg_mr_resp r;
+		char udata[UDATA_OUT];
+	} resp = {};
+	int ret = cmd(c->fd, IB_USER_VERBS_CMD_REG_MR, &req, sizeof(req),
+		      &resp, sizeof(resp));
+
+	if (mr)
+		*mr = resp.r.mr_handle;
+	return ret;
+}
+
+static int dereg_mr(struct ctx *c, uint32_t mr)
+{
+	struct ib_uverbs_dereg_mr req = { .mr_handle = mr };
+
+	return cmd(c->fd, IB_USER_VERBS_CMD_DEREG_MR, &req, sizeof(req),
+		   NULL, 0);
+}
+
+static int create_qp(struct ctx *c, uint8_t type, uint32_t pd, uint32_t cq,
+		     int srq, uint32_t *qp, uint32_t *qpn)
+{
+	struct ib_uverbs_create_qp req = {
+		.user_handle = 0xbeef, .pd_handle = pd, .send_cq_handle = cq,
+		.recv_cq_handle = cq, .max_send_wr = 16,
+		.max_recv_wr = srq >= 0 ? 0 : 16, .max_send_sge = 1,
+		.max_recv_sge = 1, .qp_type = type,
+		.is_srq = srq >= 0, .srq_handle = srq >= 0 ? srq : 0,
+	};
+	struct {
+		struct ib_uverbs_create_qp_resp r;
+		char udata[UDATA_OUT];
+	} resp = {};
+	int ret = cmd(c->fd, IB_USER_VERBS_CMD_CREATE_QP, &req, sizeof(req),
+		      &resp, sizeof(resp));
+
+	*qp = resp.r.qp_handle;
+	if (qpn)
+		*qpn = resp.r.qpn;
+	return ret;
+}
+
+static int destroy_qp(struct ctx *c, uint32_t qp, uint32_t *events)
+{
+	struct ib_uverbs_destroy_qp req = { .qp_handle = qp };
+	struct ib_uverbs_destroy_qp_resp resp = {};
+	int ret = cmd(c->fd, IB_USER_VERBS_CMD_DESTROY_QP, &req, sizeof(req),
+		      &resp, sizeof(resp));
+
+	if (events)
+		*events = resp.events_reported;
+	return ret;
+}
+
+static int modify_qp(struct ctx *c, struct ib_uverbs_modify_qp *m)
+{
+	return cmd(c->fd, IB_USER_VERBS_CMD_MODIFY_QP, m, sizeof(*m), NULL, 0);
+}
+
+static int query_qp(struct ctx *c, uint32_t qp,
+		    struct ib_uverbs_query_qp_resp *resp)
+{
+	struct ib_uverbs_query_qp req = { .qp_handle = qp };
+
+	return cmd(c->fd, IB_USER_VERBS_CMD_QUERY_QP, &req, sizeof(req), resp,
+		   sizeof(*resp));
+}
+
+/* ---------------- sections ---------------- */
+
+static void test_sysfs(void)
+{
+	char buf[256], path[256];
+	struct stat st;
+	unsigned int maj, min;
+
+	EXPECT(read_file("/sys/class/infiniband_verbs/abi_version", buf,
+			 sizeof(buf)) > 0 ? 0 : -1, 0);
+	CHECK(!strcmp(buf, "6\n"), "class abi_version is '%s'", buf);
+	read_attr(buf, sizeof(buf), "/sys/class/infiniband_verbs/%s/dev",
+		  uverbs_name);
+	CHECK(sscanf(buf, "%u:%u", &maj, &min) == 2, "dev is '%s'", buf);
+	CHECK(stat(uverbs_path, &st) == 0, "stat %s: %m", uverbs_path);
+	CHECK(S_ISCHR(st.st_mode) && major(st.st_rdev) == maj &&
+	      minor(st.st_rdev) == min, "%s does not match dev %u:%u",
+	      uverbs_path, maj, min);
+	CHECK((st.st_mode & 0777) == 0666, "%s mode %o", uverbs_path,
+	      st.st_mode & 0777);
+	CHECK(read_attr(buf, sizeof(buf),
+			"/sys/class/infiniband_verbs/%s/abi_version",
+			uverbs_name) > 0, "no uverbs abi_version");
+
+	read_attr(buf, sizeof(buf), "/sys/class/infiniband/%s/node_type",
+		  ibdev);
+	CHECK(!strcmp(buf, "1: CA\n"), "node_type '%s'", buf);
+	read_attr(buf, sizeof(buf), "/sys/class/infiniband/%s/node_guid",
+		  ibdev);
+	CHECK(strlen(buf) == 20 && buf[4] == ':' && buf[9] == ':' &&
+	      buf[14] == ':', "node_guid '%s'", buf);
+	read_attr(buf, sizeof(buf), "/sys/class/infiniband/%s/ports/1/state",
+		  ibdev);
+	CHECK(!strcmp(buf, "4: ACTIVE\n"), "state '%s'", buf);
+	read_attr(buf, sizeof(buf),
+		  "/sys/class/infiniband/%s/ports/1/phys_state", ibdev);
+	CHECK(!strcmp(buf, "5: LinkUp\n"), "phys_state '%s'", buf);
+	read_attr(buf, sizeof(buf),
+		  "/sys/class/infiniband/%s/ports/1/link_layer", ibdev);
+	CHECK(!strcmp(buf, "Ethernet\n"), "link_layer '%s'", buf);
+	read_attr(buf, sizeof(buf), "/sys/class/infiniband/%s/ports/1/rate",
+		  ibdev);
+	CHECK(strstr(buf, " Gb/sec (") != NULL, "rate '%s'", buf);
+	read_attr(buf, sizeof(buf),
+		  "/sys/class/infiniband/%s/ports/1/pkeys/0", ibdev);
+	CHECK(!strcmp(buf, "0xffff\n"), "pkeys/0 '%s'", buf);
+	read_attr(buf, sizeof(buf),
+		  "/sys/class/infiniband/%s/ports/1/gids/0", ibdev);
+	CHECK(strlen(buf) == 40 && buf[4] == ':', "gids/0 '%s'", buf);
+	CHECK(read_attr(buf, sizeof(buf),
+		"/sys/class/infiniband/%s/ports/1/gid_attrs/types/15",
+		ibdev) == -ENODATA ||
+	      !strcmp(buf, "RoCE v2\n") || !strcmp(buf, "IB/RoCE v1\n"),
+	      "types/15 '%s'", buf);
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/net",
+		 ibdev);
+	{
+		DIR *d = opendir(path);
+		int n = 0;
+		struct dirent *e;
+
+		CHECK(d != NULL, "no %s", path);
+		while (d && (e = readdir(d)))
+			if (e->d_name[0] != '.')
+				n++;
+		if (d)
+			closedir(d);
+		CHECK(n == 1, "%s has %d entries", path, n);
+	}
+}
+
+static void test_hdr(void)
+{
+	struct ib_uverbs_alloc_pd pdreq = {};
+	struct ib_uverbs_alloc_pd_resp pdresp;
+	struct ib_uverbs_query_device qd = {};
+	struct ib_uverbs_query_device_resp qdr;
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_get_context gc = {};
+	struct {
+		struct ib_uverbs_get_context_resp r;
+		char udata[UDATA_OUT];
+	} gcr;
+	struct {
+		struct ib_uverbs_ex_query_device_resp r;
+	} exr;
+	struct ib_uverbs_ex_query_device exq = {};
+	int fd = open(uverbs_path, O_RDWR);
+	char buf[64] = {};
+
+	CHECK(fd >= 0, "open %s: %m", uverbs_path);
+	if (fd < 0)
+		return;
+	/* Shorter than a header. */
+	EXPECT(raw_write(fd, buf, 4), -EINVAL);
+	/* in_words disagreeing with the write size. */
+	hdr = (struct ib_uverbs_cmd_hdr){ IB_USER_VERBS_CMD_ALLOC_PD, 6, 2 };
+	memcpy(buf, &hdr, sizeof(hdr));
+	EXPECT(raw_write(fd, buf, 16), -EINVAL);
+	/* Unknown command numbers and flag bits. */
+	EXPECT(cmd(fd, 200, &pdreq, sizeof(pdreq), &pdresp, sizeof(pdresp)),
+	       -EOPNOTSUPP);
+	EXPECT(cmd(fd, 0x40000000 | IB_USER_VERBS_CMD_ALLOC_PD, &pdreq,
+		   sizeof(pdreq), &pdresp, sizeof(pdresp)), -EINVAL);
+	/* In the ABI but not offered: kernel-posted work requests. */
+	EXPECT(cmd(fd, IB_USER_VERBS_CMD_POST_SEND, buf, 24, buf, 8),
+	       -EOPNOTSUPP);
+	/* Everything but GET_CONTEXT needs a context. */
+	EXPECT(cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &pdreq, sizeof(pdreq),
+		   &pdresp, sizeof(pdresp)), -EINVAL);
+	EXPECT(cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &qd, sizeof(qd), &qdr,
+		   sizeof(qdr)), -EINVAL);
+	/* Responses too short for the core struct. */
+	EXPECT(cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc), &gcr,
+		   4), -ENOSPC);
+	/* A request too short for the core struct. */
+	hdr = (struct ib_uverbs_cmd_hdr){ IB_USER_VERBS_CMD_QUERY_PORT, 4, 8 };
+	memcpy(buf, &hdr, sizeof(hdr));
+	EXPECT(raw_write(fd, buf, 16), -ENOSPC);
+	/* A response pointer that cannot be written. */
+	EXPECT(cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc),
+		   (void *)8, sizeof(gcr)), -EFAULT);
+	/* The failed attempt left no context behind. */
+	memset(&gcr, 0, sizeof(gcr));
+	EXPECT(cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc), &gcr,
+		   sizeof(gcr)), 0);
+	CHECK(gcr.r.async_fd > 2 && gcr.r.num_comp_vectors >= 1,
+	      "async_fd %u vectors %u", gcr.r.async_fd,
+	      gcr.r.num_comp_vectors);
+	CHECK(fcntl(gcr.r.async_fd, F_GETFD) == FD_CLOEXEC,
+	      "async fd not close-on-exec");
+	EXPECT(cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc), &gcr,
+		   sizeof(gcr)), -EINVAL);
+
+	EXPECT(cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &qd, sizeof(qd), &qdr,
+		   sizeof(qdr)), 0);
+	CHECK(qdr.phys_port_cnt == 1, "phys_port_cnt %u", qdr.phys_port_cnt);
+
+	/* Extended header. */
+	memset(&exr, 0xff, sizeof(exr));
+	EXPECT(ex_cmd(fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &exq, sizeof(exq),
+		      &exr, sizeof(exr)), 0);
+	CHECK(exr.r.response_length == sizeof(exr.r) &&
+	      exr.r.base.phys_port_cnt == 1 && exr.r.reserved == 0,
+	      "ex query: length %u ports %u", exr.r.response_length,
+	      exr.r.base.phys_port_cnt);
+	/* A shorter response buffer is allowed down to response_length. */
+	EXPECT(ex_cmd(fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &exq, sizeof(exq),
+		      &exr, 8), -ENOSPC);
+	exq.comp_mask = 1;
+	EXPECT(ex_cmd(fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &exq, sizeof(exq),
+		      &exr, sizeof(exr)), -EINVAL);
+	exq.comp_mask = 0;
+	/* Output words without a response pointer. */
+	{
+		struct ib_uverbs_cmd_hdr h = {
+			IB_USER_VERBS_CMD_FLAG_EXTENDED |
+			IB_USER_VERBS_EX_CMD_QUERY_DEVICE, 1, 4 };
+		struct ib_uverbs_ex_cmd_hdr x = {};
+		char b[64] = {};
+
+		memcpy(b, &h, sizeof(h));
+		memcpy(b + sizeof(h), &x, sizeof(x));
+		EXPECT(raw_write(fd, b, sizeof(h) + sizeof(x) + 8), -EINVAL);
+		x.response = (uintptr_t)&exr;
+		x.cmd_hdr_reserved = 1;
+		memcpy(b + sizeof(h), &x, sizeof(x));
+		EXPECT(raw_write(fd, b, sizeof(h) + sizeof(x) + 8), -EINVAL);
+		/* provider_in_words not matching the write size */
+		x.cmd_hdr_reserved = 0;
+		x.provider_in_words = 1;
+		memcpy(b + sizeof(h), &x, sizeof(x));
+		EXPECT(raw_write(fd, b, sizeof(h) + sizeof(x) + 8), -EINVAL);
+	}
+	/* Unknown extended command. */
+	EXPECT(ex_cmd(fd, 0x7f, &exq, sizeof(exq), &exr, sizeof(exr)),
+	       -EOPNOTSUPP);
+	/* The ioctl ABI is not offered: rdma-core falls back to write(). */
+	CHECK(ioctl(fd, RDMA_VERBS_IOCTL, buf) == -1 && errno == ENOTTY,
+	      "RDMA_VERBS_IOCTL: %m");
+	close(gcr.r.async_fd);
+	close(fd);
+}
+
+static void test_objects(void)
+{
+	struct ctx c, c2;
+	uint32_t pd, pd2, cq, cq2, qp, mr;
+	int chan;
+	void *buf = aligned_alloc(4096, 8192);
+
+	if (open_ctx(&c)) {
+		CHECK(0, "no context");
+		return;
+	}
+	EXPECT(alloc_pd(&c, &pd), 0);
+	EXPECT(alloc_pd(&c, &pd2), 0);
+	CHECK(pd != pd2, "two PDs share handle %u", pd);
+	EXPECT(dealloc_pd(&c, 12345), -EINVAL);
+
+	/* CQs: limits and completion channels. */
+	EXPECT(create_cq(&c, 0, 0, -1, &cq), -EINVAL);
+	EXPECT(create_cq(&c, 16, 1000, -1, &cq), -EINVAL);
+	EXPECT(create_cq(&c, 16, 0, 0 /* stdin */, &cq), -EINVAL);
+	EXPECT(create_cq(&c, 16, 0, -1, &cq), 0);
+	{
+		struct ib_uverbs_create_comp_channel req = {};
+		struct ib_uverbs_create_comp_channel_resp resp = {};
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &req,
+			   sizeof(req), &resp, sizeof(resp)), 0);
+		chan = resp.fd;
+	}
+	EXPECT(create_cq(&c, 16, 0, chan, &cq2), 0);
+	{
+		struct pollfd p = { .fd = chan, .events = POLLIN };
+		struct ib_uverbs_comp_event_desc ev;
+
+		CHECK(poll(&p, 1, 0) == 0, "idle channel polls ready");
+		fcntl(chan, F_SETFL, O_NONBLOCK);
+		CHECK(read(chan, &ev, sizeof(ev)) == -1 && errno == EAGAIN,
+		      "empty channel read: %m");
+	}
+	/* A channel of another context is refused. */
+	EXPECT(open_ctx(&c2), 0);
+	EXPECT(create_cq(&c2, 16, 0, chan, &cq), -EINVAL);
+
+	/* Wrong types and foreign handles. */
+	EXPECT(dealloc_pd(&c, cq), -EINVAL);
+	EXPECT(destroy_cq(&c, pd, NULL), -EINVAL);
+	EXPECT(dealloc_pd(&c2, pd2 + 100), -EINVAL);
+	{
+		uint32_t h;
+
+		/* Handles are per file: c's CQ does not exist in c2. */
+		EXPECT(alloc_pd(&c2, &h), 0);
+		if (cq2 != h)
+			EXPECT(destroy_cq(&c2, cq2, NULL), -EINVAL);
+		EXPECT(destroy_cq(&c2, h, NULL), -EINVAL);
+	}
+
+	/* Dependencies: busy PD and CQ. */
+	EXPECT(reg_mr(&c, pd, buf, 8192, IB_UVERBS_ACCESS_LOCAL_WRITE, &mr), 0);
+	EXPECT(dealloc_pd(&c, pd), -EBUSY);
+	EXPECT(create_qp(&c, IB_UVERBS_QPT_RC, pd, cq, -1, &qp, NULL), 0);
+	EXPECT(destroy_cq(&c, cq, NULL), -EBUSY);
+	EXPECT(dereg_mr(&c, mr), 0);
+	EXPECT(dealloc_pd(&c, pd), -EBUSY);
+	{
+		uint32_t ev = 99;
+
+		EXPECT(destroy_qp(&c, qp, &ev), 0);
+		CHECK(ev == 0, "QP events reported %u", ev);
+	}
+	EXPECT(destroy_qp(&c, qp, NULL), -EINVAL);	/* stale */
+	{
+		struct ib_uverbs_destroy_cq_resp r = { 9, 9 };
+
+		EXPECT(destroy_cq(&c, cq, &r), 0);
+		CHECK(r.comp_events_reported == 0 &&
+		      r.async_events_reported == 0, "CQ events %u/%u",
+		      r.comp_events_reported, r.async_events_reported);
+	}
+	EXPECT(dealloc_pd(&c, pd), 0);
+	EXPECT(dealloc_pd(&c, pd), -EINVAL);
+
+	/* Create QP with bad references. */
+	EXPECT(create_qp(&c, IB_UVERBS_QPT_RC, 999, cq2, -1, &qp, NULL),
+	       -EINVAL);
+	EXPECT(create_qp(&c, IB_UVERBS_QPT_RC, pd2, 999, -1, &qp, NULL),
+	       -EINVAL);
+	EXPECT(create_qp(&c, 99, pd2, cq2, -1, &qp, NULL), -EINVAL);
+	EXPECT(create_qp(&c, IB_UVERBS_QPT_RC, pd2, cq2, 999, &qp, NULL),
+	       -EINVAL);
+
+	/* SRQ: create, query, modify, busy while a QP uses it. */
+	{
+		struct ib_uverbs_create_srq req = {
+			.user_handle = 7, .pd_handle = pd2, .max_wr = 16,
+			.max_sge = 1,
+		};
+		struct {
+			struct ib_uverbs_create_srq_resp r;
+			char udata[UDATA_OUT];
+		} resp = {};
+		struct ib_uverbs_query_srq q = {};
+		struct ib_uverbs_query_srq_resp qr = {};
+		struct ib_uverbs_modify_srq m = {};
+		struct ib_uverbs_destroy_srq d = {};
+		struct ib_uverbs_destroy_srq_resp dr;
+		uint32_t srq;
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CREATE_SRQ, &req,
+			   sizeof(req), &resp, sizeof(resp)), 0);
+		srq = resp.r.srq_handle;
+		CHECK(resp.r.max_wr >= 16, "srq max_wr %u", resp.r.max_wr);
+		q.srq_handle = srq;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_QUERY_SRQ, &q, sizeof(q),
+			   &qr, sizeof(qr)), 0);
+		CHECK(qr.max_wr >= 16, "query srq max_wr %u", qr.max_wr);
+		m.srq_handle = srq;
+		m.attr_mask = 1 << 2;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_MODIFY_SRQ, &m, sizeof(m),
+			   NULL, 0), -EINVAL);
+		m.attr_mask = 1 << 1;	/* IB_SRQ_LIMIT */
+		m.srq_limit = 4;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_MODIFY_SRQ, &m, sizeof(m),
+			   NULL, 0), 0);
+		EXPECT(create_qp(&c, IB_UVERBS_QPT_RC, pd2, cq2, srq, &qp,
+				 NULL), 0);
+		d.srq_handle = srq;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DESTROY_SRQ, &d, sizeof(d),
+			   &dr, sizeof(dr)), -EBUSY);
+		EXPECT(destroy_qp(&c, qp, NULL), 0);
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DESTROY_SRQ, &d, sizeof(d),
+			   &dr, sizeof(dr)), 0);
+	}
+
+	/* Address handles: RoCE needs a GRH and a valid source GID. */
+	{
+		struct ib_uverbs_create_ah req = {
+			.user_handle = 1, .pd_handle = pd2,
+			.attr = { .is_global = 1, .port_num = 1,
+				  .grh = { .hop_limit = 64 } },
+		};
+		struct {
+			struct ib_uverbs_create_ah_resp r;
+			char udata[UDATA_OUT];
+		} resp = {};
+		struct ib_uverbs_destroy_ah d = {};
+
+		req.attr.grh.sgid_index = c.gid_ok;
+		memcpy(req.attr.grh.dgid, c.gid, 16);
+		req.attr.is_global = 0;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CREATE_AH, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		req.attr.is_global = 1;
+		req.attr.port_num = 2;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CREATE_AH, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		req.attr.port_num = 1;
+		if (c.gid_bad >= 0) {
+			req.attr.grh.sgid_index = c.gid_bad;
+			EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CREATE_AH, &req,
+				   sizeof(req), &resp, sizeof(resp)), -EINVAL);
+			req.attr.grh.sgid_index = c.gid_ok;
+		}
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CREATE_AH, &req, sizeof(req),
+			   &resp, sizeof(resp)), 0);
+		d.ah_handle = resp.r.ah_handle;
+		EXPECT(dealloc_pd(&c, pd2), -EBUSY);
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DESTROY_AH, &d, sizeof(d),
+			   NULL, 0), 0);
+	}
+	/* Memory windows: only types 1 and 2 exist. */
+	{
+		struct ib_uverbs_alloc_mw req = { .pd_handle = pd2,
+						  .mw_type = 3 };
+		struct {
+			struct ib_uverbs_alloc_mw_resp r;
+			char udata[UDATA_OUT];
+		} resp;
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_ALLOC_MW, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+	}
+	/* Extended CQ create with unknown comp_mask. */
+	{
+		struct ib_uverbs_ex_create_cq req = { .cqe = 8,
+			.comp_channel = -1, .comp_mask = 1 };
+		struct ib_uverbs_ex_create_cq_resp resp;
+
+		EXPECT(ex_cmd(c.fd, IB_USER_VERBS_EX_CMD_CREATE_CQ, &req,
+			      sizeof(req), &resp, sizeof(resp)), -EINVAL);
+		req.comp_mask = 0;
+		EXPECT(ex_cmd(c.fd, IB_USER_VERBS_EX_CMD_CREATE_CQ, &req,
+			      sizeof(req), &resp, sizeof(resp)), 0);
+		CHECK(resp.response_length == sizeof(resp) &&
+		      resp.base.cqe >= 8, "ex cq: length %u cqe %u",
+		      resp.response_length, resp.base.cqe);
+		EXPECT(destroy_cq(&c, resp.base.cq_handle, NULL), 0);
+	}
+	/* Closing with objects left destroys them (checked by the log). */
+	close(chan);
+	close_ctx(&c2);
+	close_ctx(&c);
+	free(buf);
+}
+
+/* ---------------- QP state machine ---------------- */
+
+static void av_fill(struct ctx *c, struct ib_uverbs_qp_dest *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->is_global = 1;
+	d->port_num = 1;
+	d->sgid_index = c->gid_ok;
+	d->hop_limit = 64;
+	memcpy(d->dgid, c->gid, 16);
+}
+
+static uint8_t query_state(struct ctx *c, uint32_t qp)
+{
+	struct ib_uverbs_query_qp_resp r = {};
+
+	if (query_qp(c, qp, &r))
+		return 0xff;
+	return r.qp_state;
+}
+
+static void to_init(struct ctx *c, uint8_t type, struct ib_uverbs_modify_qp *m,
+		    uint32_t qp)
+{
+	memset(m, 0, sizeof(*m));
+	m->qp_handle = qp;
+	m->qp_state = IB_UVERBS_QPS_INIT;
+	m->port_num = 1;
+	m->attr_mask = IB_UVERBS_QP_STATE | IB_UVERBS_QP_PKEY_INDEX |
+		       IB_UVERBS_QP_PORT;
+	if (type == IB_UVERBS_QPT_UD) {
+		m->qkey = 0x11111111;
+		m->attr_mask |= IB_UVERBS_QP_QKEY;
+	} else {
+		m->attr_mask |= IB_UVERBS_QP_ACCESS_FLAGS;
+	}
+}
+
+static void to_rtr(struct ctx *c, uint8_t type, struct ib_uverbs_modify_qp *m,
+		   uint32_t qp, uint32_t dqpn)
+{
+	memset(m, 0, sizeof(*m));
+	m->qp_handle = qp;
+	m->qp_state = IB_UVERBS_QPS_RTR;
+	m->attr_mask = IB_UVERBS_QP_STATE;
+	if (type == IB_UVERBS_QPT_UD)
+		return;
+	av_fill(c, &m->dest);
+	m->path_mtu = 1;
+	m->dest_qp_num = dqpn;
+	m->rq_psn = 0x123456;
+	m->attr_mask |= IB_UVERBS_QP_AV | IB_UVERBS_QP_PATH_MTU |
+			IB_UVERBS_QP_DEST_QPN | IB_UVERBS_QP_RQ_PSN;
+	if (type == IB_UVERBS_QPT_RC) {
+		m->max_dest_rd_atomic = 1;
+		m->min_rnr_timer = 12;
+		m->attr_mask |= IB_UVERBS_QP_MAX_DEST_RD_ATOMIC |
+				IB_UVERBS_QP_MIN_RNR_TIMER;
+	}
+}
+
+static void to_rts(uint8_t type, struct ib_uverbs_modify_qp *m, uint32_t qp)
+{
+	memset(m, 0, sizeof(*m));
+	m->qp_handle = qp;
+	m->qp_state = IB_UVERBS_QPS_RTS;
+	m->sq_psn = 0x1abcdef;	/* more than 24 bits: masked */
+	m->attr_mask = IB_UVERBS_QP_STATE | IB_UVERBS_QP_SQ_PSN;
+	if (type == IB_UVERBS_QPT_RC) {
+		m->timeout = 14;
+		m->retry_cnt = 7;
+		m->rnr_retry = 7;
+		m->max_rd_atomic = 1;
+		m->attr_mask |= IB_UVERBS_QP_TIMEOUT | IB_UVERBS_QP_RETRY_CNT |
+				IB_UVERBS_QP_RNR_RETRY |
+				IB_UVERBS_QP_MAX_QP_RD_ATOMIC;
+	}
+}
+
+static void test_qp_type(struct ctx *c, uint32_t pd, uint32_t cq, uint8_t type)
+{
+	struct ib_uverbs_modify_qp m;
+	struct ib_uverbs_query_qp_resp qr;
+	uint32_t qp, qpn;
+
+	printf("  qp type %u\n", type);
+	if (create_qp(c, type, pd, cq, -1, &qp, &qpn)) {
+		CHECK(0, "create qp type %u", type);
+		return;
+	}
+	CHECK(query_state(c, qp) == IB_UVERBS_QPS_RESET, "new QP not RESET");
+	CHECK(qpn > 1 && qpn <= 0xffffff, "qpn 0x%x", qpn);
+
+	/* RESET -> RTR and RTS skip INIT (IBA 10.3.1). */
+	to_rtr(c, type, &m, qp, qpn);
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	to_rts(type, &m, qp);
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	/* RESET -> INIT missing a required attribute, or with a foreign one. */
+	to_init(c, type, &m, qp);
+	m.attr_mask &= ~IB_UVERBS_QP_PORT;
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	to_init(c, type, &m, qp);
+	m.attr_mask |= IB_UVERBS_QP_RQ_PSN;
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	to_init(c, type, &m, qp);
+	m.port_num = 2;
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	to_init(c, type, &m, qp);
+	m.pkey_index = 1000;
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	to_init(c, type, &m, qp);
+	m.qp_state = 9;
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	to_init(c, type, &m, qp);
+	m.attr_mask |= 1u << 30;
+	EXPECT(modify_qp(c, &m), -EOPNOTSUPP);
+	/* Claiming a current state is only allowed from RTR/RTS/SQD/SQE. */
+	to_init(c, type, &m, qp);
+	m.attr_mask |= IB_UVERBS_QP_CUR_STATE;
+	m.cur_qp_state = IB_UVERBS_QPS_RESET;
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	to_init(c, type, &m, qp);
+	EXPECT(modify_qp(c, &m), 0);
+	CHECK(query_state(c, qp) == IB_UVERBS_QPS_INIT, "not INIT");
+	/* INIT -> INIT with the optional attributes. */
+	EXPECT(modify_qp(c, &m), 0);
+	/* INIT -> RTS skips RTR. */
+	to_rts(type, &m, qp);
+	EXPECT(modify_qp(c, &m), -EINVAL);
+
+	if (type != IB_UVERBS_QPT_UD) {
+		to_rtr(c, type, &m, qp, qpn);
+		m.attr_mask &= ~IB_UVERBS_QP_AV;
+		EXPECT(modify_qp(c, &m), -EINVAL);
+		to_rtr(c, type, &m, qp, qpn);
+		m.path_mtu = 6;
+		EXPECT(modify_qp(c, &m), -EINVAL);
+		to_rtr(c, type, &m, qp, qpn);
+		m.path_mtu = c->active_mtu + 1;
+		if (m.path_mtu <= 5)
+			EXPECT(modify_qp(c, &m), -EINVAL);
+		to_rtr(c, type, &m, qp, qpn);
+		m.dest.is_global = 0;
+		EXPECT(modify_qp(c, &m), -EINVAL);
+		if (c->gid_bad >= 0) {
+			to_rtr(c, type, &m, qp, qpn);
+			m.dest.sgid_index = c->gid_bad;
+			EXPECT(modify_qp(c, &m), -EINVAL);
+		}
+		to_rtr(c, type, &m, qp, qpn);
+		m.dest.port_num = 3;
+		EXPECT(modify_qp(c, &m), -EINVAL);
+	} else {
+		/* UD has no address vector in the QP. */
+		to_rtr(c, type, &m, qp, qpn);
+		av_fill(c, &m.dest);
+		m.attr_mask |= IB_UVERBS_QP_AV;
+		EXPECT(modify_qp(c, &m), -EINVAL);
+	}
+	to_rtr(c, type, &m, qp, qpn);
+	EXPECT(modify_qp(c, &m), 0);
+	CHECK(query_state(c, qp) == IB_UVERBS_QPS_RTR, "not RTR");
+
+	if (type == IB_UVERBS_QPT_RC) {
+		to_rts(type, &m, qp);
+		m.attr_mask &= ~IB_UVERBS_QP_TIMEOUT;
+		EXPECT(modify_qp(c, &m), -EINVAL);
+		to_rts(type, &m, qp);
+		m.retry_cnt = 8;
+		EXPECT(modify_qp(c, &m), -EINVAL);
+	}
+	to_rts(type, &m, qp);
+	m.attr_mask |= IB_UVERBS_QP_PORT;	/* not allowed RTR->RTS */
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	to_rts(type, &m, qp);
+	EXPECT(modify_qp(c, &m), 0);
+	memset(&qr, 0, sizeof(qr));
+	EXPECT(query_qp(c, qp, &qr), 0);
+	CHECK(qr.qp_state == IB_UVERBS_QPS_RTS, "not RTS (%u)", qr.qp_state);
+	CHECK(qr.sq_psn == 0xabcdef, "sq_psn 0x%x not masked to 24 bits",
+	      qr.sq_psn);
+	CHECK(qr.port_num == 1, "port %u", qr.port_num);
+	if (type != IB_UVERBS_QPT_UD)
+		CHECK(qr.rq_psn == 0x123456 && qr.dest_qp_num == qpn &&
+		      qr.path_mtu == 1 && qr.dest.is_global,
+		      "rq_psn 0x%x dqpn 0x%x mtu %u", qr.rq_psn,
+		      qr.dest_qp_num, qr.path_mtu);
+
+	/* RTS -> INIT / RTR do not exist. */
+	to_init(c, type, &m, qp);
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	to_rtr(c, type, &m, qp, qpn);
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	/* RTS -> RTS with the current state claimed. */
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = qp;
+	m.qp_state = IB_UVERBS_QPS_RTS;
+	m.cur_qp_state = IB_UVERBS_QPS_RTS;
+	m.attr_mask = IB_UVERBS_QP_STATE | IB_UVERBS_QP_CUR_STATE;
+	EXPECT(modify_qp(c, &m), 0);
+	/* -> ERR from anywhere, then only RESET or ERR. */
+	m.qp_state = IB_UVERBS_QPS_ERR;
+	m.attr_mask = IB_UVERBS_QP_STATE;
+	EXPECT(modify_qp(c, &m), 0);
+	CHECK(query_state(c, qp) == IB_UVERBS_QPS_ERR, "not ERR");
+	to_rts(type, &m, qp);
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	to_init(c, type, &m, qp);
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = qp;
+	m.qp_state = IB_UVERBS_QPS_RESET;
+	m.attr_mask = IB_UVERBS_QP_STATE;
+	EXPECT(modify_qp(c, &m), 0);
+	CHECK(query_state(c, qp) == IB_UVERBS_QPS_RESET, "not RESET");
+	/* And around again, now via the extended command. */
+	{
+		struct ib_uverbs_ex_modify_qp x = {};
+		struct ib_uverbs_ex_modify_qp_resp xr = {};
+
+		to_init(c, type, &x.base, qp);
+		EXPECT(ex_cmd(c->fd, IB_USER_VERBS_EX_CMD_MODIFY_QP, &x,
+			      sizeof(x), &xr, sizeof(xr)), 0);
+		CHECK(xr.response_length == sizeof(xr), "ex modify length %u",
+		      xr.response_length);
+		to_rts(type, &x.base, qp);
+		EXPECT(ex_cmd(c->fd, IB_USER_VERBS_EX_CMD_MODIFY_QP, &x,
+			      sizeof(x), &xr, sizeof(xr)), -EINVAL);
+	}
+	EXPECT(destroy_qp(c, qp, NULL), 0);
+}
+
+static void test_qp(void)
+{
+	struct ctx c;
+	uint32_t pd, cq;
+
+	if (open_ctx(&c) || alloc_pd(&c, &pd) ||
+	    create_cq(&c, 64, 0, -1, &cq)) {
+		CHECK(0, "setup");
+		return;
+	}
+	CHECK(c.gid_ok >= 0, "no valid GID on port 1");
+	test_qp_type(&c, pd, cq, IB_UVERBS_QPT_RC);
+	test_qp_type(&c, pd, cq, IB_UVERBS_QPT_UC);
+	test_qp_type(&c, pd, cq, IB_UVERBS_QPT_UD);
+	/* XRC target QPs need an XRC domain, which this core lacks. */
+	{
+		uint32_t qp;
+
+		EXPECT(create_qp(&c, IB_UVERBS_QPT_XRC_TGT, pd, cq, -1, &qp,
+				 NULL), -EINVAL);
+	}
+	close_ctx(&c);
+}
+
+/* ---------------- MRs ---------------- */
+
+static void test_mr(void)
+{
+	struct ctx c;
+	uint32_t pd, mr;
+	char *buf = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *ro = mmap(NULL, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+
+	if (open_ctx(&c) || alloc_pd(&c, &pd)) {
+		CHECK(0, "setup");
+		return;
+	}
+	/* IBA: remote write or atomic requires local write. */
+	EXPECT(reg_mr(&c, pd, buf, 4096, IB_UVERBS_ACCESS_REMOTE_WRITE, &mr),
+	       -EINVAL);
+	EXPECT(reg_mr(&c, pd, buf, 4096, IB_UVERBS_ACCESS_REMOTE_ATOMIC, &mr),
+	       -EINVAL);
+	EXPECT(reg_mr(&c, pd, buf, 4096, 1u << 15, &mr), -EINVAL);
+	EXPECT(reg_mr(&c, pd, buf, 0, IB_UVERBS_ACCESS_LOCAL_WRITE, &mr),
+	       -EINVAL);
+	EXPECT(reg_mr(&c, pd + 77, buf, 4096, IB_UVERBS_ACCESS_LOCAL_WRITE,
+		      &mr), -EINVAL);
+	/* Unmapped memory. */
+	EXPECT(reg_mr(&c, pd, (void *)0x10000, 4096,
+		      IB_UVERBS_ACCESS_LOCAL_WRITE, &mr), -EFAULT);
+	/* Read-only memory: readable MR yes, writable no. */
+	EXPECT(reg_mr(&c, pd, ro, 8192, IB_UVERBS_ACCESS_REMOTE_READ, &mr), 0);
+	EXPECT(dereg_mr(&c, mr), 0);
+	EXPECT(reg_mr(&c, pd, ro, 8192, IB_UVERBS_ACCESS_LOCAL_WRITE, &mr),
+	       -EFAULT);
+	/* start and hca_va must share the page offset. */
+	{
+		struct ib_uverbs_reg_mr req = {
+			.start = (uintptr_t)buf + 16, .length = 100,
+			.hca_va = 0x1000, .pd_handle = pd,
+			.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE,
+		};
+		struct {
+			struct ib_uverbs_reg_mr_resp r;
+			char udata[UDATA_OUT];
+		} resp;
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		req.hca_va = 0x10010;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), 0);
+		CHECK(resp.r.lkey != 0 || resp.r.rkey != 0, "keys 0/0");
+		EXPECT(dereg_mr(&c, resp.r.mr_handle), 0);
+	}
+	/* Unaligned, page-crossing, all access rights. */
+	EXPECT(reg_mr(&c, pd, buf + 100, 3 * 4096,
+		      IB_UVERBS_ACCESS_LOCAL_WRITE |
+		      IB_UVERBS_ACCESS_REMOTE_WRITE |
+		      IB_UVERBS_ACCESS_REMOTE_READ |
+		      IB_UVERBS_ACCESS_REMOTE_ATOMIC, &mr), 0);
+	EXPECT(dereg_mr(&c, mr), 0);
+	EXPECT(dereg_mr(&c, mr), -EINVAL);
+	close_ctx(&c);
+	munmap(buf, 1 << 20);
+	munmap(ro, 8192);
+}
+
+/* ---------------- events ---------------- */
+
+static void test_events(void)
+{
+	struct ctx c;
+	struct ib_uverbs_async_event_desc ev;
+	struct pollfd p;
+
+	if (open_ctx(&c)) {
+		CHECK(0, "setup");
+		return;
+	}
+	p.fd = c.async_fd;
+	p.events = POLLIN;
+	CHECK(poll(&p, 1, 0) == 0, "idle async fd polls ready");
+	fcntl(c.async_fd, F_SETFL, O_NONBLOCK);
+	CHECK(read(c.async_fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN,
+	      "empty async read: %m");
+	close_ctx(&c);
+}
+
+/* ---------------- RLIMIT_MEMLOCK ---------------- */
+
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[0].effective &= ~(1u << CAP_IPC_LOCK);
+	d[0].permitted &= ~(1u << CAP_IPC_LOCK);
+	return syscall(SYS_capset, &h, d);
+}
+
+static long vm_pin_kb(void)
+{
+	char buf[4096], *p;
+
+	if (read_file("/proc/self/status", buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "VmPin:");
+	return p ? strtol(p + 6, NULL, 10) : -1;
+}
+
+static void test_memlock(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		struct rlimit rl = { 64 << 10, 64 << 10 };
+		char *buf = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct ctx c;
+		uint32_t pd, mr, mr2;
+
+		if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl)) {
+			printf("FAIL memlock: cannot drop CAP_IPC_LOCK: %m\n");
+			_exit(1);
+		}
+		if (open_ctx(&c) || alloc_pd(&c, &pd))
+			_exit(1);
+		EXPECT(reg_mr(&c, pd, buf, 1 << 20,
+			      IB_UVERBS_ACCESS_LOCAL_WRITE, &mr), -ENOMEM);
+		CHECK(vm_pin_kb() == 0, "VmPin %ld kB after refusal",
+		      vm_pin_kb());
+		EXPECT(reg_mr(&c, pd, buf, 48 << 10,
+			      IB_UVERBS_ACCESS_LOCAL_WRITE, &mr), 0);
+		CHECK(vm_pin_kb() == 48, "VmPin %ld kB, want 48", vm_pin_kb());
+		/* 48 + 32 kB > 64 kB */
+		EXPECT(reg_mr(&c, pd, buf + (512 << 10), 32 << 10,
+			      IB_UVERBS_ACCESS_LOCAL_WRITE, &mr2), -ENOMEM);
+		EXPECT(dereg_mr(&c, mr), 0);
+		CHECK(vm_pin_kb() == 0, "VmPin %ld kB after dereg",
+		      vm_pin_kb());
+		EXPECT(reg_mr(&c, pd, buf + (512 << 10), 32 << 10,
+			      IB_UVERBS_ACCESS_LOCAL_WRITE, &mr2), 0);
+		close_ctx(&c);
+		CHECK(vm_pin_kb() == 0, "VmPin %ld kB after close",
+		      vm_pin_kb());
+		_exit(failures ? 1 : 0);
+	}
+	waitpid(pid, &status, 0);
+	checks++;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		failures++;
+		printf("FAIL memlock child (status 0x%x)\n", status);
+	}
+}
+
+/* ---------------- VmPin after kill -9 ---------------- */
+
+static int vmpin_pipe[2];
+static char *vmpin_buf;
+
+/* Runs in a CLONE_VM child: pins memory of the parent's mm, then waits. */
+static int vmpin_child(void *arg)
+{
+	struct ctx c;
+	uint32_t pd, cq, qp, mr;
+	char ok = 1;
+
+	if (open_ctx(&c) || alloc_pd(&c, &pd) ||
+	    create_cq(&c, 16, 0, -1, &cq) ||
+	    create_qp(&c, IB_UVERBS_QPT_RC, pd, cq, -1, &qp, NULL) ||
+	    reg_mr(&c, pd, vmpin_buf, 256 << 10, IB_UVERBS_ACCESS_LOCAL_WRITE,
+		   &mr) ||
+	    reg_mr(&c, pd, vmpin_buf, 64 << 10, IB_UVERBS_ACCESS_REMOTE_READ,
+		   &mr))
+		ok = 0;
+	if (write(vmpin_pipe[1], &ok, 1) != 1)
+		return 1;
+	for (;;)
+		pause();
+	return 0;
+}
+
+static void test_vmpin(void)
+{
+	size_t stack_size = 256 << 10;
+	char *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	long before = vm_pin_kb(), during, after = -1;
+	char ok = 0;
+	pid_t pid;
+	int i;
+
+	vmpin_buf = mmap(NULL, 256 << 10, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	memset(vmpin_buf, 1, 256 << 10);
+	if (pipe(vmpin_pipe))
+		return;
+	/* Same mm, own files: its MRs are charged to our VmPin. */
+	pid = clone(vmpin_child, stack + stack_size, CLONE_VM | SIGCHLD, NULL);
+	CHECK(pid > 0, "clone: %m");
+	if (pid <= 0)
+		return;
+	CHECK(read(vmpin_pipe[0], &ok, 1) == 1 && ok, "child setup failed");
+	during = vm_pin_kb();
+	CHECK(during == before + 320, "VmPin %ld kB with child MRs, want %ld",
+	      during, before + 320);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (i = 0; i < 50; i++) {
+		after = vm_pin_kb();
+		if (after == before)
+			break;
+		usleep(100000);
+	}
+	CHECK(after == before, "VmPin %ld kB after kill -9, want %ld", after,
+	      before);
+	close(vmpin_pipe[0]);
+	close(vmpin_pipe[1]);
+	munmap(vmpin_buf, 256 << 10);
+	munmap(stack, stack_size);
+}
+
+/* ---------------- concurrency on one fd ---------------- */
+
+static struct ctx thr_ctx;
+static int thr_errors;
+
+static void *thr_main(void *arg)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		uint32_t pd, cq;
+
+		if (alloc_pd(&thr_ctx, &pd) ||
+		    create_cq(&thr_ctx, 8, 0, -1, &cq) ||
+		    destroy_cq(&thr_ctx, cq, NULL) ||
+		    dealloc_pd(&thr_ctx, pd))
+			__atomic_add_fetch(&thr_errors, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	pthread_t t[4];
+	int i;
+
+	if (open_ctx(&thr_ctx)) {
+		CHECK(0, "setup");
+		return;
+	}
+	for (i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, thr_main, NULL);
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	CHECK(thr_errors == 0, "%d failed iterations", thr_errors);
+	close_ctx(&thr_ctx);
+}
+
+/* ---------------- device removal with open contexts ---------------- */
+
+static int write_param(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/mlx_hw/parameters/%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static void test_disassoc(void)
+{
+	struct ib_uverbs_async_event_desc ev = {};
+	char netdev[256] = "", path[512];
+	struct ctx c;
+	uint32_t pd, cq, qp, mr, pd2;
+	char *buf = aligned_alloc(4096, 65536);
+	long before = vm_pin_kb();
+	DIR *d;
+	struct dirent *e;
+	int i;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/net",
+		 ibdev);
+	d = opendir(path);
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			snprintf(netdev, sizeof(netdev), "%s", e->d_name);
+	if (d)
+		closedir(d);
+	if (!netdev[0] || open_ctx(&c) || alloc_pd(&c, &pd) ||
+	    create_cq(&c, 16, 0, -1, &cq) ||
+	    create_qp(&c, IB_UVERBS_QPT_RC, pd, cq, -1, &qp, NULL) ||
+	    reg_mr(&c, pd, buf, 65536, IB_UVERBS_ACCESS_LOCAL_WRITE, &mr)) {
+		CHECK(0, "setup (netdev '%s')", netdev);
+		return;
+	}
+	CHECK(vm_pin_kb() == before + 64, "VmPin %ld", vm_pin_kb());
+	EXPECT(write_param("remove", netdev), 0);
+	/* The context learns about it, its objects are gone. */
+	{
+		struct pollfd p = { .fd = c.async_fd, .events = POLLIN };
+
+		CHECK(poll(&p, 1, 3000) == 1, "async fd not ready");
+		fcntl(c.async_fd, F_SETFL, O_NONBLOCK);
+	}
+	CHECK(read(c.async_fd, &ev, sizeof(ev)) == sizeof(ev) &&
+	      ev.event_type == 8 /* IBV_EVENT_DEVICE_FATAL */,
+	      "no DEVICE_FATAL (type %u)", ev.event_type);
+	CHECK(read(c.async_fd, &ev, sizeof(ev)) == -1 && errno == EIO,
+	      "async read after fatal: %m");
+	EXPECT(alloc_pd(&c, &pd2), -EIO);
+	EXPECT(dealloc_pd(&c, pd), -EIO);
+	CHECK(vm_pin_kb() == before, "VmPin %ld kB after removal, want %ld",
+	      vm_pin_kb(), before);
+	CHECK(access(uverbs_path, F_OK) != 0, "%s still exists", uverbs_path);
+	close_ctx(&c);
+	EXPECT(write_param("add", netdev), 0);
+	for (i = 0; i < 50 && find_device(); i++)
+		usleep(100000);
+	CHECK(i < 50, "%s did not come back", ibdev);
+	free(buf);
+}
+
+/* ---------------- main ---------------- */
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+	int by_default;
+} sections[] = {
+	{ "sysfs", test_sysfs, 1 },
+	{ "hdr", test_hdr, 1 },
+	{ "objects", test_objects, 1 },
+	{ "qp", test_qp, 1 },
+	{ "mr", test_mr, 1 },
+	{ "events", test_events, 1 },
+	{ "memlock", test_memlock, 1 },
+	{ "vmpin", test_vmpin, 1 },
+	{ "threads", test_threads, 1 },
+	{ "disassoc", test_disassoc, 0 },
+};
+
+int main(int argc, char **argv)
+{
+	const char *only[16];
+	int nonly = 0, opt, i, j;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((opt = getopt(argc, argv, "d:s:")) != -1) {
+		if (opt == 'd')
+			ibdev = optarg;
+		else if (opt == 's' && nonly < 16)
+			only[nonly++] = optarg;
+		else
+			return 2;
+	}
+	if (find_device()) {
+		printf("SKIP: no uverbs device for %s\n", ibdev);
+		return 77;
+	}
+	for (i = 0; i < (int)(sizeof(sections) / sizeof(sections[0])); i++) {
+		int run = !nonly && sections[i].by_default;
+		int before = failures;
+
+		for (j = 0; j < nonly; j++)
+			run |= !strcmp(only[j], sections[i].name);
+		if (!run)
+			continue;
+		printf("== %s\n", sections[i].name);
+		sections[i].fn();
+		printf("== %s: %s\n", sections[i].name,
+		       failures == before ? "ok" : "FAILED");
+	}
+	printf("%d checks, %d failures\n", checks, failures);
+	return failures ? 1 : 0;
+}
