@@ -180,6 +180,33 @@ static bool local_address(int family, const void *addr, char *ifname)
 	return found;
 }
 
+/*
+ * Without GID attributes in sysfs: the interface whose IPv4 subnet holds
+ * @addr (the one the kernel would route it through, for on-link peers).
+ */
+static int subnet_ifindex(int family, const void *addr)
+{
+	struct ifaddrs *ifa, *cur;
+	uint32_t dst, net, mask;
+	int ifindex = 0;
+
+	if (family != AF_INET || getifaddrs(&ifa))
+		return 0;
+	memcpy(&dst, addr, 4);
+	for (cur = ifa; cur && !ifindex; cur = cur->ifa_next) {
+		if (!cur->ifa_addr || !cur->ifa_netmask ||
+		    cur->ifa_addr->sa_family != AF_INET ||
+		    (cur->ifa_flags & IFF_LOOPBACK))
+			continue;
+		net = ((struct sockaddr_in *)cur->ifa_addr)->sin_addr.s_addr;
+		mask = ((struct sockaddr_in *)cur->ifa_netmask)->sin_addr.s_addr;
+		if (((net ^ dst) & mask) == 0)
+			ifindex = if_nametoindex(cur->ifa_name);
+	}
+	freeifaddrs(ifa);
+	return ifindex;
+}
+
 /* Looks @dst up in the neighbour table; 0, EAGAIN (not yet) or error. */
 static int neigh_lookup(struct nl_sock *sk, int ifindex,
 			struct nl_addr *dst, uint8_t mac[6])
@@ -331,6 +358,10 @@ int ibx_resolve_roce_dmac(struct ibv_context *context, uint8_t port_num,
 
 	if (!gid_netdev(context, port_num, attr->grh.sgid_index, ifname))
 		ifindex = if_nametoindex(ifname);
+	if (!ifindex)
+		ifindex = subnet_ifindex(family, addr);
+	if (!ifindex)
+		return ENETUNREACH;
 	return resolve_neigh(family, addr, ifindex, dmac);
 }
 
