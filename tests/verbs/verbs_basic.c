@@ -23,6 +23,71 @@ static int failures;
 		}							\
 	} while (0)
 
+static uint16_t csum16(const uint8_t *p, int len)
+{
+	uint32_t sum = 0;
+	int i;
+
+	for (i = 0; i < len; i += 2)
+		sum += (p[i] << 8) | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum;
+}
+
+/*
+ * ibv_init_ah_from_wc on a GRH as the device leaves it: IPv6/GRH with our
+ * GID 0 as destination, and RoCEv2/IPv4 (header in the last 20 bytes) to
+ * our IPv4-mapped GID, if the port has one at index 1.
+ */
+static void check_ah_from_wc(struct ibv_context *ctx)
+{
+	struct ibv_wc wc = { .wc_flags = IBV_WC_GRH, .slid = 0, .sl = 0 };
+	union ibv_gid gid0, gid1;
+	struct ibv_ah_attr ah;
+	uint8_t buf[40];
+	struct ibv_grh *grh = (struct ibv_grh *)buf;
+	int ret;
+
+	CHECK(ibv_query_gid(ctx, 1, 0, &gid0) == 0, "query gid 0");
+	memset(buf, 0, sizeof(buf));
+	grh->version_tclass_flow = htobe32(6u << 28 | 0x12u << 20 | 0x345);
+	grh->dgid = gid0;
+	memset(grh->sgid.raw, 0xab, 16);
+	ret = ibv_init_ah_from_wc(ctx, 1, &wc, grh, &ah);
+	CHECK(ret == 0 && ah.is_global && ah.grh.sgid_index == 0 &&
+	      ah.grh.flow_label == 0x345 && ah.grh.traffic_class == 0x12 &&
+	      ah.grh.dgid.raw[0] == 0xab && ah.port_num == 1,
+	      "init_ah_from_wc IPv6 ret %d idx %d", ret, ah.grh.sgid_index);
+
+	if (ibv_query_gid(ctx, 1, 1, &gid1) || gid1.raw[10] != 0xff)
+		return;
+	memset(buf, 0x66, 20);	/* undefined bytes that look like IPv6 */
+	buf[20] = 0x45;
+	buf[21] = 0x08;		/* TOS */
+	buf[22] = 0; buf[23] = 60;
+	buf[28] = 64;		/* TTL */
+	buf[29] = 17;		/* UDP */
+	buf[30] = buf[31] = 0;
+	buf[32] = 10; buf[33] = 9; buf[34] = 0; buf[35] = 5;
+	memcpy(&buf[36], &gid1.raw[12], 4);
+	{
+		uint16_t c = csum16(&buf[20], 20);
+
+		buf[30] = c >> 8;
+		buf[31] = c & 0xff;
+	}
+	ret = ibv_init_ah_from_wc(ctx, 1, &wc, grh, &ah);
+	CHECK(ret == 0 && ah.is_global && ah.grh.sgid_index == 1 &&
+	      ah.grh.traffic_class == 0x08 && ah.grh.dgid.raw[11] == 0xff &&
+	      ah.grh.dgid.raw[15] == 5,
+	      "init_ah_from_wc IPv4 ret %d idx %d", ret, ah.grh.sgid_index);
+
+	wc.wc_flags = 0;
+	ret = ibv_init_ah_from_wc(ctx, 1, &wc, grh, &ah);
+	CHECK(ret == 0 && !ah.is_global, "init_ah_from_wc without GRH");
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device **list;
@@ -66,6 +131,7 @@ int main(int argc, char **argv)
 	ret = ibv_query_port(ctx, 1, &pattr);
 	CHECK(ret == 0 && pattr.state == IBV_PORT_ACTIVE, "query_port %d", ret);
 	CHECK(ibv_query_gid(ctx, 1, 0, &gid) == 0, "query_gid");
+	check_ah_from_wc(ctx);
 
 	pd = ibv_alloc_pd(ctx);
 	CHECK(pd && pd->context == ctx, "alloc_pd");

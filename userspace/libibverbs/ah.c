@@ -61,6 +61,40 @@ static int find_sgid_index(struct ibv_context *context, uint8_t port_num,
 	return -1;
 }
 
+/* One's complement sum over the header is 0xffff when it is intact. */
+static bool ipv4_csum_ok(const uint8_t *hdr)
+{
+	uint32_t sum = 0;
+	int i;
+
+	for (i = 0; i < 20; i += 2)
+		sum += (hdr[i] << 8) | hdr[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+/*
+ * What the 40 bytes before a UD payload hold: a GRH/IPv6 header (version
+ * 6 in the top nibble), or for RoCEv2 over IPv4 the IPv4
+ * header in their last 20 bytes.  The first 20 bytes are then undefined
+ * and may look like IPv6, so a well-formed IPv4 header (IHL 5, valid
+ * checksum) wins.  Returns 4, 6 or -1.
+ */
+static int grh_ip_version(const struct ibv_grh *grh)
+{
+	const uint8_t *ip4 = (const uint8_t *)grh + 20;
+	bool v6 = (((const uint8_t *)grh)[0] >> 4) == 6;
+
+	if (ip4[0] == 0x45 && ipv4_csum_ok(ip4))
+		return 4;
+	if (v6)
+		return 6;
+	if ((ip4[0] >> 4) == 4)
+		return 4;
+	return -1;
+}
+
 __ibx_export
 int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
 			struct ibv_wc *wc, struct ibv_grh *grh,
@@ -79,11 +113,8 @@ int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
 	if (!(wc->wc_flags & IBV_WC_GRH))
 		return 0;
 
-	/*
-	 * RoCEv2 over IPv4 puts the 20-byte IPv4 header in the last half of
-	 * the 40 bytes reserved for the GRH (version nibble 4 at byte 20).
-	 */
-	if ((((uint8_t *)grh)[20] >> 4) == 4) {
+	switch (grh_ip_version(grh)) {
+	case 4: {
 		const uint8_t *ip = (const uint8_t *)grh + 20;
 
 		v4_to_gid(&sgid, ip + 12);
@@ -91,12 +122,17 @@ int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
 		ah_attr->grh.traffic_class = ip[1];
 		ah_attr->grh.flow_label = 0;
 		want_v2 = 1;
-	} else {
+		break;
+	}
+	case 6:
 		sgid = grh->sgid;
 		dgid = grh->dgid;
 		vtf = be32toh(grh->version_tclass_flow);
 		ah_attr->grh.flow_label = vtf & IB_GRH_FLOWLABEL_MASK;
 		ah_attr->grh.traffic_class = (vtf >> 20) & 0xff;
+		break;
+	default:
+		return EPROTONOSUPPORT;
 	}
 
 	/* The packet's destination is one of our GIDs: reply from it. */
