@@ -52,6 +52,8 @@ static const struct ibx_cmd_def ibx_cmds[] = {
 		ib_uverbs_reg_mr, ib_uverbs_reg_mr_resp, true),
 	[IB_USER_VERBS_CMD_DEREG_MR] = CMD_I(dereg_mr,
 		ib_uverbs_dereg_mr, false),
+	[IB_USER_VERBS_CMD_REREG_MR] = CMD_IO(rereg_mr,
+		ib_uverbs_rereg_mr, ib_uverbs_rereg_mr_resp, true),
 	[IB_USER_VERBS_CMD_ALLOC_MW] = CMD_IO(alloc_mw,
 		ib_uverbs_alloc_mw, ib_uverbs_alloc_mw_resp, true),
 	[IB_USER_VERBS_CMD_DEALLOC_MW] = CMD_I(dealloc_mw,

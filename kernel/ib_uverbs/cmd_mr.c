@@ -190,3 +190,97 @@ IBX_CMD(dealloc_mw)
 	return ibx_uobj_destroy_cmd(c->uf, cmd.mw_handle, IBX_OBJ_MW, NULL,
 				    NULL);
 }
+
+#define IBX_MR_REREG_TRANS	(1 << 0)	/* IB_MR_REREG_TRANS */
+#define IBX_MR_REREG_PD		(1 << 1)	/* IB_MR_REREG_PD */
+#define IBX_MR_REREG_ACCESS	(1 << 2)	/* IB_MR_REREG_ACCESS */
+#define IBX_MR_REREG_ALL	(IBX_MR_REREG_TRANS | IBX_MR_REREG_PD | \
+				 IBX_MR_REREG_ACCESS)
+
+/*
+ * The driver API has no rereg op, so the core registers a new driver MR
+ * with the merged attributes and, once that succeeded, releases the old
+ * one behind the same handle.  The keys may change, which the response
+ * reports (as ib_uverbs does when a driver re-creates the MR).
+ */
+IBX_CMD(rereg_mr)
+{
+	const struct ibx_device_ops *ops = ibx_dev(c)->ops;
+	struct ib_uverbs_rereg_mr_resp resp = {};
+	struct ibx_uobj *uo, *pd_uo = NULL;
+	struct ib_uverbs_rereg_mr cmd;
+	struct ibx_mr *old, *mr;
+	u64 start, length, iova;
+	u32 access;
+	int ret, i;
+
+	ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (!cmd.flags || (cmd.flags & ~IBX_MR_REREG_ALL))
+		return -EINVAL;
+	if ((cmd.flags & IBX_MR_REREG_TRANS) &&
+	    (cmd.start & ~PAGE_MASK) != (cmd.hca_va & ~PAGE_MASK))
+		return -EINVAL;
+	uo = ibx_uobj_lookup(c->uf, cmd.mr_handle, IBX_OBJ_MR);
+	if (!uo)
+		return -EINVAL;
+	old = uo->obj;
+	if (cmd.flags & IBX_MR_REREG_ACCESS) {
+		ret = ibx_check_mr_access(cmd.access_flags);
+		if (ret)
+			return ret;
+	}
+	if (cmd.flags & IBX_MR_REREG_PD) {
+		pd_uo = ibx_uobj_lookup(c->uf, cmd.pd_handle, IBX_OBJ_PD);
+		if (!pd_uo)
+			return -EINVAL;
+	}
+	if (!ops->reg_mr)
+		return -EOPNOTSUPP;
+
+	start = (cmd.flags & IBX_MR_REREG_TRANS) ? cmd.start :
+						    old->umem->address;
+	length = (cmd.flags & IBX_MR_REREG_TRANS) ? cmd.length : old->length;
+	iova = (cmd.flags & IBX_MR_REREG_TRANS) ? cmd.hca_va : old->iova;
+	access = (cmd.flags & IBX_MR_REREG_ACCESS) ? cmd.access_flags :
+						      old->access;
+
+	mr = kzalloc(max(ops->size_mr, sizeof(*mr)), GFP_KERNEL);
+	if (!mr)
+		return -ENOMEM;
+	ret = ibx_umem_get(start, length, access, &mr->umem);
+	if (ret)
+		goto err_free;
+	mr->dev = ibx_dev(c);
+	mr->pd = pd_uo ? pd_uo->obj : old->pd;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	ret = ops->reg_mr(mr, &c->udata);
+	if (ret)
+		goto err_umem;
+
+	if (ops->dereg_mr)
+		ops->dereg_mr(old);
+	ibx_umem_release(old->umem);
+	kfree(old);
+	uo->obj = mr;
+	if (pd_uo) {
+		/* deps[0] is the PD (the only dependency of an MR). */
+		for (i = 0; i < IBX_MAX_DEPS; i++)
+			if (uo->deps[i])
+				uo->deps[i]->usecnt--;
+		memset(uo->deps, 0, sizeof(uo->deps));
+		ibx_uobj_add_dep(uo, pd_uo);
+	}
+	resp.lkey = mr->lkey;
+	resp.rkey = mr->rkey;
+	return ibx_cmd_out(c, &resp, sizeof(resp));
+
+err_umem:
+	ibx_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ret;
+}

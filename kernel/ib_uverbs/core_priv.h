@@ -208,6 +208,7 @@ IBX_CMD(alloc_pd);
 IBX_CMD(dealloc_pd);
 IBX_CMD(reg_mr);
 IBX_CMD(dereg_mr);
+IBX_CMD(rereg_mr);
 IBX_CMD(alloc_mw);
 IBX_CMD(dealloc_mw);
 IBX_CMD(create_cq);

@@ -418,6 +418,8 @@ static int query_qp(struct ctx *c, uint32_t qp,
 		   sizeof(*resp));
 }
 
+static long vm_pin_kb(void);
+
 /* ---------------- sections ---------------- */
 
 static void test_sysfs(void)
@@ -804,6 +806,56 @@ static void test_objects(void)
 		      resp.response_length, resp.base.cqe);
 		EXPECT(destroy_cq(&c, resp.base.cq_handle, NULL), 0);
 	}
+	/* CQ commands on bad handles and sizes. */
+	{
+		struct ib_uverbs_req_notify_cq n = { .cq_handle = 999 };
+		struct ib_uverbs_resize_cq r = { .cq_handle = 999, .cqe = 32 };
+		struct {
+			struct ib_uverbs_resize_cq_resp r;
+			char udata[UDATA_OUT];
+		} rr;
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &n, sizeof(n),
+			   NULL, 0), -EINVAL);
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &r, sizeof(r), &rr,
+			   sizeof(rr)), -EINVAL);
+		r.cq_handle = cq2;
+		r.cqe = 0;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &r, sizeof(r), &rr,
+			   sizeof(rr)), -EINVAL);
+	}
+	/* Multicast: UD QPs and multicast GIDs only. */
+	{
+		struct ib_uverbs_attach_mcast a = {};
+		uint32_t rc, ud;
+
+		EXPECT(create_qp(&c, IB_UVERBS_QPT_RC, pd2, cq2, -1, &rc, NULL),
+		       0);
+		EXPECT(create_qp(&c, IB_UVERBS_QPT_UD, pd2, cq2, -1, &ud, NULL),
+		       0);
+		a.gid[0] = 0xff;
+		a.gid[1] = 0x0e;
+		a.gid[15] = 1;
+		a.qp_handle = rc;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_ATTACH_MCAST, &a, sizeof(a),
+			   NULL, 0), -EINVAL);
+		a.qp_handle = ud;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DETACH_MCAST, &a, sizeof(a),
+			   NULL, 0), -EINVAL);
+		a.gid[0] = 0xfe;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_ATTACH_MCAST, &a, sizeof(a),
+			   NULL, 0), -EINVAL);
+		EXPECT(destroy_qp(&c, rc, NULL), 0);
+		EXPECT(destroy_qp(&c, ud, NULL), 0);
+	}
+	/* XRC domains are not offered. */
+	{
+		struct ib_uverbs_open_xrcd x = { .fd = -1, .oflags = 0 };
+		struct ib_uverbs_open_xrcd_resp xr;
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_OPEN_XRCD, &x, sizeof(x), &xr,
+			   sizeof(xr)), -EOPNOTSUPP);
+	}
 	/* Closing with objects left destroys them (checked by the log). */
 	close(chan);
 	close_ctx(&c2);
@@ -1121,6 +1173,47 @@ static void test_mr(void)
 		CHECK(resp.r.lkey != 0 || resp.r.rkey != 0, "keys 0/0");
 		EXPECT(dereg_mr(&c, resp.r.mr_handle), 0);
 	}
+	/* REREG_MR: new translation and access behind the same handle. */
+	{
+		struct ib_uverbs_rereg_mr req = {
+			.flags = 1 << 0 | 1 << 2,	/* TRANS | ACCESS */
+			.start = (uintptr_t)buf + 8192, .length = 8192,
+			.hca_va = 0x7000000, .pd_handle = pd,
+			.access_flags = IB_UVERBS_ACCESS_REMOTE_READ,
+		};
+		struct {
+			struct ib_uverbs_rereg_mr_resp r;
+			char udata[UDATA_OUT];
+		} resp;
+		long pin0 = vm_pin_kb();
+
+		EXPECT(reg_mr(&c, pd, buf, 4096, IB_UVERBS_ACCESS_LOCAL_WRITE,
+			      &mr), 0);
+		req.mr_handle = mr;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), 0);
+		CHECK(vm_pin_kb() == pin0 + 8, "VmPin %ld after rereg, want %ld",
+		      vm_pin_kb(), pin0 + 8);
+		req.flags = 1 << 3;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		req.flags = 1 << 2;
+		req.access_flags = IB_UVERBS_ACCESS_REMOTE_WRITE;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		req.flags = 1 << 1;	/* PD */
+		req.pd_handle = pd + 1000;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		req.mr_handle = pd;
+		req.flags = 1 << 2;
+		req.access_flags = 0;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		EXPECT(dereg_mr(&c, mr), 0);
+		CHECK(vm_pin_kb() == pin0, "VmPin %ld after dereg, want %ld",
+		      vm_pin_kb(), pin0);
+	}
 	/* Unaligned, page-crossing, all access rights. */
 	EXPECT(reg_mr(&c, pd, buf + 100, 3 * 4096,
 		      IB_UVERBS_ACCESS_LOCAL_WRITE |
@@ -1193,6 +1286,7 @@ static void test_memlock(void)
 		struct ctx c;
 		uint32_t pd, mr, mr2;
 
+		failures = 0;	/* count only the child's own checks */
 		if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl)) {
 			printf("FAIL memlock: cannot drop CAP_IPC_LOCK: %m\n");
 			_exit(1);
