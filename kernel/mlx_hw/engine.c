@@ -219,7 +219,7 @@ static bool mlx_hw_service_qp(struct mlx_hw_qp *qp, u64 *next_timer)
 /* One pass over all queues of the device; true if work was found. */
 static bool mlx_hw_engine_pass(struct mlx_hw_dev *dev, u64 *next_timer)
 {
-	unsigned long start = dev->next_qpn_scan, idx;
+	unsigned long start = READ_ONCE(dev->next_qpn_scan), idx;
 	struct mlx_hw_qp *qp;
 	struct mlx_hw_cq *cq;
 	bool did = false, wrapped = false;
@@ -249,9 +249,11 @@ static bool mlx_hw_engine_pass(struct mlx_hw_dev *dev, u64 *next_timer)
 		idx++;
 		cond_resched();
 	}
-	dev->next_qpn_scan = start + 1;
-	if (!xa_find(&dev->qp_xa, &dev->next_qpn_scan, ULONG_MAX, XA_PRESENT))
-		dev->next_qpn_scan = 0;
+	/* Racy between the thread and WAKE callers, which is harmless. */
+	idx = start + 1;
+	if (!xa_find(&dev->qp_xa, &idx, ULONG_MAX, XA_PRESENT))
+		idx = 0;
+	WRITE_ONCE(dev->next_qpn_scan, idx);
 
 	idx = 0;
 	for (;;) {
@@ -346,6 +348,24 @@ void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
 		kthread_stop(dev->engine);
 		dev->engine = NULL;
 	}
+}
+
+/*
+ * MLX_HW_IOCTL_WAKE: the doorbells are served right here, in the caller's
+ * context, like a synchronous post; only leftover work (budget exhausted,
+ * retry timers) wakes the engine thread.  A sleeping thread would otherwise
+ * have to win a CPU against the busy-polling processes that rang.
+ */
+void mlx_hw_engine_wake(struct mlx_hw_dev *dev)
+{
+	u64 next_timer = U64_MAX;
+	int pass;
+
+	for (pass = 0; pass < 4; pass++)
+		if (!mlx_hw_engine_pass(dev, &next_timer))
+			break;
+	if (pass == 4 || next_timer != U64_MAX)
+		mlx_hw_engine_kick(dev);
 }
 
 void mlx_hw_engine_kick(struct mlx_hw_dev *dev)

@@ -501,6 +501,7 @@ void mlx_hw_qp_to_err(struct mlx_hw_qp *qp);
 int mlx_hw_engine_start(struct mlx_hw_dev *dev);
 void mlx_hw_engine_stop(struct mlx_hw_dev *dev);
 void mlx_hw_engine_kick(struct mlx_hw_dev *dev);
+void mlx_hw_engine_wake(struct mlx_hw_dev *dev);
 struct mlx_hw_cqe;
 int mlx_hw_cq_post(struct mlx_hw_cq *cq, const struct mlx_hw_cqe *cqe,
 		   bool solicited);

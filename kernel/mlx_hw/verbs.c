@@ -70,7 +70,7 @@ static long mlx_hw_ioctl(struct ibx_ucontext *ibuctx, unsigned int cmd,
 
 	switch (cmd) {
 	case MLX_HW_IOCTL_WAKE:
-		mlx_hw_engine_kick(dev);
+		mlx_hw_engine_wake(dev);
 		return 0;
 	default:
 		return -ENOTTY;
