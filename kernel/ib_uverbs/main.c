@@ -10,6 +10,8 @@
 #include <linux/namei.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <linux/cred.h>
+#include <linux/sched.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include "core_priv.h"
 
@@ -85,6 +87,16 @@ static int ibx_uverbs_release(struct inode *inode, struct file *filp)
 static ssize_t ibx_uverbs_write(struct file *filp, const char __user *buf,
 				size_t count, loff_t *pos)
 {
+	/*
+	 * Like ib_uverbs: a command acts with the opener's rights, so the
+	 * fd must not be written by a task with other credentials (e.g. a
+	 * setuid program handed the fd as its stdout).
+	 */
+	if (filp->f_cred != current_cred()) {
+		pr_err_once("ibx_uverbs: process %d (%s) changed security contexts after opening the file; not allowed\n",
+			    task_tgid_vnr(current), current->comm);
+		return -EACCES;
+	}
 	return ibx_cmd_dispatch(filp->private_data, buf, count);
 }
 
@@ -93,7 +105,13 @@ static int ibx_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
 	struct ibx_ufile *uf = filp->private_data;
 	int ret;
 
-	down_read(&uf->teardown_rwsem);
+	/*
+	 * We hold mmap_lock here while a command may hold teardown_rwsem
+	 * and wait for mmap_lock (pinning): never queue behind a pending
+	 * teardown (the only writer), just fail as the device is going.
+	 */
+	if (!down_read_trylock(&uf->teardown_rwsem))
+		return -EIO;
 	if (uf->torn_down)
 		ret = -EIO;
 	else if (!uf->ucontext)

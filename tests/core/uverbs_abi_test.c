@@ -8,8 +8,9 @@
  *
  * Exit 0 when every check passed, 1 otherwise, 77 when the device is
  * missing.  Sections: sysfs hdr objects qp mr events memlock vmpin
- * threads disassoc (disassoc removes and re-adds the device through
- * /sys/module/mlx_hw/parameters and runs only when named).
+ * threads, and only when named: gidevent (adds an address to the netdev)
+ * and disassoc (removes and re-adds the device through
+ * /sys/module/mlx_hw/parameters).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -1501,6 +1502,53 @@ static void test_disassoc(void)
 	free(buf);
 }
 
+/* ---------------- port events ---------------- */
+
+/* An address added to the netdev becomes a GID: GID_CHANGE on port 1. */
+static void test_gidevent(void)
+{
+	struct ib_uverbs_async_event_desc ev = {};
+	char netdev[256] = "", path[512], sh[600];
+	struct pollfd p;
+	struct ctx c;
+	DIR *d;
+	struct dirent *e;
+	int n, seen = 0;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/net",
+		 ibdev);
+	d = opendir(path);
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			snprintf(netdev, sizeof(netdev), "%s", e->d_name);
+	if (d)
+		closedir(d);
+	if (!netdev[0] || open_ctx(&c)) {
+		CHECK(0, "setup");
+		return;
+	}
+	snprintf(sh, sizeof(sh), "ip addr add 10.9.77.1/24 dev %s", netdev);
+	CHECK(system(sh) == 0, "%s", sh);
+	p.fd = c.async_fd;
+	p.events = POLLIN;
+	CHECK(poll(&p, 1, 3000) == 1, "no event within 3 s");
+	fcntl(c.async_fd, F_SETFL, O_NONBLOCK);
+	while ((n = read(c.async_fd, &ev, sizeof(ev))) == sizeof(ev))
+		if (ev.event_type == 18 /* IBV_EVENT_GID_CHANGE */ &&
+		    ev.element == 1)
+			seen = 1;
+	CHECK(seen, "no GID_CHANGE for port 1 (last type %u element %llu)",
+	      ev.event_type, (unsigned long long)ev.element);
+	CHECK(n == -1 && errno == EAGAIN, "after the events: %m");
+	/* A short buffer cannot take an event. */
+	snprintf(sh, sizeof(sh), "ip addr del 10.9.77.1/24 dev %s", netdev);
+	CHECK(system(sh) == 0, "%s", sh);
+	poll(&p, 1, 3000);
+	CHECK(read(c.async_fd, &ev, 8) == -1 && errno == EINVAL,
+	      "8-byte read: %m");
+	close_ctx(&c);
+}
+
 /* ---------------- main ---------------- */
 
 static const struct {
@@ -1517,6 +1565,7 @@ static const struct {
 	{ "memlock", test_memlock, 1 },
 	{ "vmpin", test_vmpin, 1 },
 	{ "threads", test_threads, 1 },
+	{ "gidevent", test_gidevent, 0 },
 	{ "disassoc", test_disassoc, 0 },
 };
 
