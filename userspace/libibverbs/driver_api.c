@@ -229,6 +229,9 @@ void *ibx_alloc_context(struct ibv_device *device, int cmd_fd, size_t size,
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	pthread_mutex_init(&ctx->mutex, NULL);
 
+	/* Binaries from before the verbs_context ABI call these two. */
+	ctx->ops._compat_query_device = ibv_query_device;
+	ctx->ops._compat_query_port = ibv_query_port;
 	ctx->ops.bind_mw = default_bind_mw;
 	ctx->ops.dealloc_mw = default_dealloc_mw;
 	ctx->ops.poll_cq = default_poll_cq;
