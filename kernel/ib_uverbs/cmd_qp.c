@@ -379,6 +379,7 @@ static int ibx_modify_attrs(struct ibx_device *dev, struct ibx_qp *qp,
 		if (ret)
 			return ret;
 		if (!ibx_port_valid(dev, b->alt_port_num) ||
+		    b->alt_port_num != b->alt_dest.port_num ||
 		    !ibx_pkey_index_ok(dev, b->alt_port_num,
 				       b->alt_pkey_index) ||
 		    b->alt_timeout > 31)
@@ -450,8 +451,8 @@ IBX_CMD(modify_qp)
 
 	if (ret)
 		return ret;
-	/* RATE_LIMIT exists only in the extended command. */
-	if (cmd.base.attr_mask & IBX_QP_RATE_LIMIT)
+	/* The legacy command ends at DEST_QPN; RATE_LIMIT is extended only. */
+	if (cmd.base.attr_mask & ~((IBX_QP_DEST_QPN << 1) - 1))
 		return -EOPNOTSUPP;
 	return ibx_modify_qp(c, &cmd);
 }

@@ -1383,6 +1383,38 @@ static void test_vmpin(void)
 	}
 	CHECK(after == before, "VmPin %ld kB after kill -9, want %ld", after,
 	      before);
+	/*
+	 * The last close happens in another process (a fork that inherited
+	 * the fd): the charge must go back to the mm that registered.
+	 */
+	{
+		struct ctx c;
+		uint32_t pd, mr;
+
+		before = vm_pin_kb();
+		if (open_ctx(&c) || alloc_pd(&c, &pd) ||
+		    reg_mr(&c, pd, vmpin_buf, 128 << 10,
+			   IB_UVERBS_ACCESS_LOCAL_WRITE, &mr)) {
+			CHECK(0, "setup");
+		} else {
+			pid = fork();
+			if (pid == 0) {
+				for (;;)
+					pause();
+			}
+			close_ctx(&c);
+			CHECK(vm_pin_kb() == before + 128,
+			      "VmPin %ld kB while the fork holds the fd, want %ld",
+			      vm_pin_kb(), before + 128);
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			for (i = 0; i < 50 && vm_pin_kb() != before; i++)
+				usleep(100000);
+			CHECK(vm_pin_kb() == before,
+			      "VmPin %ld kB after the fork died, want %ld",
+			      vm_pin_kb(), before);
+		}
+	}
 	close(vmpin_pipe[0]);
 	close(vmpin_pipe[1]);
 	munmap(vmpin_buf, 256 << 10);
