@@ -38,6 +38,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
+#include "mlx_hw-abi.h"	/* the driver udata, for mapping the engine page */
 
 /* enum ibv_qp_state and enum ibv_qp_attr_mask values (not in the UAPI). */
 enum {
@@ -223,6 +224,7 @@ struct ctx {
 	int gid_ok;		/* a valid GID index of port 1 */
 	int gid_bad;		/* an empty one */
 	int active_mtu;
+	struct mlx_hw_alloc_ucontext_resp drv;	/* GET_CONTEXT udata */
 };
 
 static void find_gids(struct ctx *c)
@@ -279,6 +281,7 @@ static int open_ctx(struct ctx *c)
 	if (ret)
 		return ret;
 	c->async_fd = resp.r.async_fd;
+	memcpy(&c->drv, resp.udata, sizeof(c->drv));
 	ret = cmd(c->fd, IB_USER_VERBS_CMD_QUERY_PORT, &qp, sizeof(qp), &pr,
 		  sizeof(pr));
 	c->active_mtu = pr.active_mtu;
@@ -1484,6 +1487,7 @@ static void test_disassoc(void)
 	uint32_t pd, cq, qp, mr, pd2;
 	char *buf = aligned_alloc(4096, 65536);
 	long before = vm_pin_kb();
+	void *page = MAP_FAILED;
 	DIR *d;
 	struct dirent *e;
 	int i;
@@ -1504,6 +1508,10 @@ static void test_disassoc(void)
 		return;
 	}
 	CHECK(vm_pin_kb() == before + 64, "VmPin %ld", vm_pin_kb());
+	/* Device memory mapped through the uverbs fd (the engine page). */
+	page = mmap(NULL, c.drv.engine_page_size, PROT_READ, MAP_SHARED, c.fd,
+		    c.drv.engine_page_key);
+	CHECK(page != MAP_FAILED, "mmap engine page: %m");
 	EXPECT(write_param("remove", netdev), 0);
 	/* The context learns about it, its objects are gone. */
 	{
@@ -1526,6 +1534,26 @@ static void test_disassoc(void)
 	CHECK(vm_pin_kb() == before, "VmPin %ld kB after removal, want %ld",
 	      vm_pin_kb(), before);
 	CHECK(access(uverbs_path, F_OK) != 0, "%s still exists", uverbs_path);
+	/* The mapping was zapped: touching it now faults. */
+	if (page != MAP_FAILED) {
+		int status = 0;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			volatile uint32_t v = *(volatile uint32_t *)page;
+
+			(void)v;
+			_exit(0);
+		}
+		waitpid(pid, &status, 0);
+		CHECK(WIFSIGNALED(status) && (WTERMSIG(status) == SIGBUS ||
+					      WTERMSIG(status) == SIGSEGV),
+		      "reading a zapped mapping: status 0x%x", status);
+		CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, c.fd,
+			   c.drv.engine_page_key) == MAP_FAILED && errno == EIO,
+		      "mmap after removal: %m");
+		munmap(page, c.drv.engine_page_size);
+	}
 	close_ctx(&c);
 	EXPECT(write_param("add", netdev), 0);
 	for (i = 0; i < 50 && find_device(); i++)
