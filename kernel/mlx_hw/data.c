@@ -6,13 +6,14 @@
  */
 #include <linux/highmem.h>
 #include <linux/spinlock.h>
+#include <linux/sched.h>
 #include "mlx_hw.h"
 
 /* Makes atomics of all mlx_hw devices atomic with respect to each other. */
 static DEFINE_SPINLOCK(mlx_hw_atomic_lock);
 
 /* Checks that [addr, addr + len) lies inside the MR. */
-static bool mlx_hw_mr_covers(const struct mlx_hw_mr *mr, u64 addr, u64 len)
+bool mlx_hw_mr_covers(const struct mlx_hw_mr *mr, u64 addr, u64 len)
 {
 	u64 iova = mr->ibx.iova;
 
@@ -56,8 +57,8 @@ int mlx_hw_sgl_add(struct mlx_hw_dev *dev, struct mlx_hw_pd *pd,
 
 /*
  * Sets @sgl to one remote range: the QP must allow the remote access
- * (its access flags, IBA 10.2.4) and the rkey must name an MR of the QP's
- * PD granting it that covers [va, va + len).  -EACCES otherwise.
+ * (its access flags, IBA 10.2.4) and the rkey must name an MR or a bound
+ * window (mw.c) granting it that covers [va, va + len).  -EACCES otherwise.
  */
 int mlx_hw_sgl_set_remote(struct mlx_hw_dev *dev, struct mlx_hw_qp *qp,
 			  struct mlx_hw_sgl *sgl, u32 rkey, u64 va, u32 len,
@@ -70,14 +71,9 @@ int mlx_hw_sgl_set_remote(struct mlx_hw_dev *dev, struct mlx_hw_qp *qp,
 	sgl->kbuf = NULL;
 	if ((qp->access & access) != access)
 		return -EACCES;
-	mr = mlx_hw_mr_get(dev, rkey);
+	mr = mlx_hw_rkey_resolve(dev, qp, rkey, va, len, access);
 	if (!mr)
 		return -EACCES;
-	if (mr->ibx.pd != qp->ibx.pd || READ_ONCE(mr->invalid) ||
-	    (access & ~mr->ibx.access) || !mlx_hw_mr_covers(mr, va, len)) {
-		mlx_hw_mr_put(mr);
-		return -EACCES;
-	}
 	sgl->seg[0].mr = mr;
 	sgl->seg[0].off = va - mr->ibx.iova;
 	sgl->seg[0].len = len;
@@ -171,6 +167,8 @@ int mlx_hw_copy(struct mlx_hw_cursor *dst, struct mlx_hw_cursor *src, u32 len)
 		dst->off += n;
 		src->off += n;
 		len -= n;
+		/* Large messages: let others run between pages. */
+		cond_resched();
 	}
 	return 0;
 }

@@ -51,7 +51,9 @@ void mlx_hw_dev_init_attr(struct mlx_hw_dev *dev)
 			      IB_UVERBS_DEVICE_BAD_QKEY_CNTR |
 			      IB_UVERBS_DEVICE_PORT_ACTIVE_EVENT |
 			      IB_UVERBS_DEVICE_SYS_IMAGE_GUID |
-			      IB_UVERBS_DEVICE_RC_RNR_NAK_GEN;
+			      IB_UVERBS_DEVICE_RC_RNR_NAK_GEN |
+			      IB_UVERBS_DEVICE_MEM_WINDOW |
+			      IB_UVERBS_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->max_sge = MLX_HW_MAX_SGE;
 	a->max_sge_rd = MLX_HW_MAX_SGE;
 	a->max_cq = MLX_HW_MAX_CQ;
@@ -62,7 +64,7 @@ void mlx_hw_dev_init_attr(struct mlx_hw_dev *dev)
 	a->max_res_rd_atom = MLX_HW_MAX_RD_ATOM * MLX_HW_MAX_QP;
 	a->max_qp_init_rd_atom = MLX_HW_MAX_RD_ATOM;
 	a->atomic_cap = 1;	/* IB_ATOMIC_HCA */
-	a->max_mw = 0;
+	a->max_mw = MLX_HW_MAX_MR;
 	a->max_mcast_grp = 0;
 	a->max_ah = MLX_HW_MAX_QP;
 	a->max_srq = MLX_HW_MAX_SRQ;

@@ -176,12 +176,47 @@ static inline struct mlx_hw_pd *to_mpd(struct ibx_pd *p)
 	return container_of(p, struct mlx_hw_pd, ibx);
 }
 
+/* MRs and MWs share one key space (docs/prm.md section 10). */
+enum mlx_hw_key_kind {
+	MLX_HW_KEY_MR,
+	MLX_HW_KEY_MW,
+};
+
+/* What mr_xa stores: the part common to MRs and MWs. */
+struct mlx_hw_key {
+	enum mlx_hw_key_kind kind;
+	struct mlx_hw_obj_ref obj;	/* engine users */
+	u32 index;			/* slot in mr_xa = key >> 8 */
+};
+
 struct mlx_hw_mr {
 	struct ibx_mr ibx;		/* must be first */
-	struct mlx_hw_obj_ref obj;	/* engine users */
-	u32 index;			/* slot in mr_xa */
+	struct mlx_hw_key key;
 	bool invalid;			/* invalidated by SEND_INV/LOCAL_INV */
 };
+
+/*
+ * A memory window.  Its binding is read by responders and written by the
+ * binding QP's requester, under @lock.  The MR is remembered by key and
+ * looked up again on every use, so deregistering it just makes the window
+ * unusable.
+ */
+struct mlx_hw_mw {
+	struct ibx_mw ibx;		/* must be first; ibx.rkey is current */
+	struct mlx_hw_key key;
+	spinlock_t lock;
+	bool bound;
+	u32 mr_lkey;			/* the MR the window is bound to */
+	u64 addr;			/* window start (virtual address) */
+	u64 length;
+	u32 access;			/* IB_UVERBS_ACCESS_REMOTE_* */
+	u32 qpn;			/* type 2: the QP it is bound to */
+};
+
+static inline struct mlx_hw_mw *to_mmw(struct ibx_mw *m)
+{
+	return container_of(m, struct mlx_hw_mw, ibx);
+}
 
 static inline struct mlx_hw_mr *to_mmr(struct ibx_mr *m)
 {
@@ -267,6 +302,8 @@ struct mlx_hw_send_wqe {
 	u8 hop_limit;
 	u8 traffic_class;
 	u32 flow_label;
+	/* BIND_MW */
+	struct mlx_hw_wqe_bind bind;
 	/* RDMA / atomic */
 	u64 raddr;
 	u32 rkey;
@@ -471,8 +508,17 @@ extern const struct ibx_device_ops mlx_hw_ops;
 struct mlx_hw_mr *mlx_hw_mr_get(struct mlx_hw_dev *dev, u32 key);
 static inline void mlx_hw_mr_put(struct mlx_hw_mr *mr)
 {
-	mlx_hw_obj_put(&mr->obj);
+	mlx_hw_obj_put(&mr->key.obj);
 }
+
+/* mw.c */
+int mlx_hw_alloc_mw(struct ibx_mw *ibmw, struct ibx_udata *udata);
+void mlx_hw_dealloc_mw(struct ibx_mw *ibmw);
+struct mlx_hw_mr *mlx_hw_rkey_resolve(struct mlx_hw_dev *dev,
+				      struct mlx_hw_qp *qp, u32 rkey, u64 va,
+				      u64 len, u32 access);
+int mlx_hw_invalidate(struct mlx_hw_dev *dev, struct ibx_pd *pd, u32 key);
+u8 mlx_hw_bind_mw(struct mlx_hw_qp *qp, const struct mlx_hw_wqe_bind *bind);
 
 /* queue.c */
 int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
@@ -508,6 +554,7 @@ int mlx_hw_cq_post(struct mlx_hw_cq *cq, const struct mlx_hw_cqe *cqe,
 void mlx_hw_cq_check_arm(struct mlx_hw_cq *cq);
 
 /* data.c */
+bool mlx_hw_mr_covers(const struct mlx_hw_mr *mr, u64 addr, u64 len);
 int mlx_hw_sgl_add(struct mlx_hw_dev *dev, struct mlx_hw_pd *pd,
 		   struct mlx_hw_sgl *sgl, u32 lkey, u64 addr, u32 len,
 		   u32 access);

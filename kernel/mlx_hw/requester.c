@@ -50,13 +50,15 @@ static bool mlx_hw_op_valid(u32 qp_type, u8 opcode)
 	case MLX_HW_OP_RDMA_WRITE_IMM:
 	case MLX_HW_OP_LOCAL_INV:
 		return qp_type != IB_UVERBS_QPT_UD;
+	case MLX_HW_OP_BIND_MW:
+		return qp_type != IB_UVERBS_QPT_UD;
 	case MLX_HW_OP_SEND_INV:
 	case MLX_HW_OP_RDMA_READ:
 	case MLX_HW_OP_ATOMIC_CS:
 	case MLX_HW_OP_ATOMIC_FA:
 		return qp_type == IB_UVERBS_QPT_RC;
 	default:
-		return false;	/* BIND_MW: no memory windows yet */
+		return false;
 	}
 }
 
@@ -115,6 +117,10 @@ static u8 mlx_hw_parse_wqe(struct mlx_hw_qp *qp)
 		access = IB_UVERBS_ACCESS_LOCAL_WRITE;
 		break;
 	case MLX_HW_OP_LOCAL_INV:
+		return 0;
+	case MLX_HW_OP_BIND_MW:
+		/* ctrl, then the bind segment, no data (docs/prm.md 4.2). */
+		memcpy(&wqe->bind, buf + off, sizeof(wqe->bind));
 		return 0;
 	default:
 		break;
@@ -185,18 +191,10 @@ static u8 mlx_hw_parse_wqe(struct mlx_hw_qp *qp)
 /* LOCAL_INV: invalidates a key of the QP's PD. */
 static u8 mlx_hw_local_inv(struct mlx_hw_qp *qp)
 {
-	struct mlx_hw_mr *mr;
-	u8 status = 0;
-
-	mr = mlx_hw_mr_get(to_mdev(qp->ibx.dev), qp->req.wqe.invalidate_rkey);
-	if (!mr)
+	if (mlx_hw_invalidate(to_mdev(qp->ibx.dev), qp->ibx.pd,
+			      qp->req.wqe.invalidate_rkey))
 		return MLX_HW_WC_LOC_PROT_ERR;
-	if (mr->ibx.pd != qp->ibx.pd)
-		status = MLX_HW_WC_LOC_PROT_ERR;
-	else
-		WRITE_ONCE(mr->invalid, true);
-	mlx_hw_mr_put(mr);
-	return status;
+	return 0;
 }
 
 /* Moves a cursor forward by @len bytes. */
@@ -314,8 +312,10 @@ static enum mlx_hw_comp_result mlx_hw_req_execute(struct mlx_hw_qp *qp)
 	struct mlx_hw_pkt pkt;
 	u8 status;
 
-	if (wqe->opcode == MLX_HW_OP_LOCAL_INV) {
-		status = mlx_hw_local_inv(qp);
+	if (wqe->opcode == MLX_HW_OP_LOCAL_INV ||
+	    wqe->opcode == MLX_HW_OP_BIND_MW) {
+		status = wqe->opcode == MLX_HW_OP_LOCAL_INV ?
+			 mlx_hw_local_inv(qp) : mlx_hw_bind_mw(qp, &wqe->bind);
 		mlx_hw_complete_wqe(qp, status, 0);
 		return status ? MLX_HW_COMP_ERROR : MLX_HW_COMP_DONE;
 	}

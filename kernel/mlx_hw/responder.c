@@ -294,14 +294,9 @@ static void mlx_hw_resp_send(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 		if (pkt->flags & MLX_HW_PKT_IMM)
 			flags |= MLX_HW_WC_WITH_IMM;
 		if (pkt->flags & MLX_HW_PKT_INV) {
-			struct mlx_hw_mr *mr;
-
-			mr = mlx_hw_mr_get(to_mdev(qp->ibx.dev), pkt->inv_rkey);
-			if (mr) {
-				if (mr->ibx.pd == qp->ibx.pd)
-					WRITE_ONCE(mr->invalid, true);
-				mlx_hw_mr_put(mr);
-			}
+			/* An invalid key is ignored: the CQE still says so. */
+			mlx_hw_invalidate(to_mdev(qp->ibx.dev), qp->ibx.pd,
+					  pkt->inv_rkey);
 			flags |= MLX_HW_WC_WITH_INV;
 		}
 		mlx_hw_recv_complete(qp, 0, MLX_HW_WC_RECV, qp->resp.offset,

@@ -123,13 +123,14 @@ static int mlx_hw_reg_mr(struct ibx_mr *ibmr, struct ibx_udata *udata)
 		       IB_UVERBS_ACCESS_REMOTE_ATOMIC)) && !ibmr->umem->writable)
 		return -EINVAL;
 
-	mlx_hw_obj_init(&mr->obj);
-	err = xa_alloc_cyclic(&dev->mr_xa, &index, mr,
+	mr->key.kind = MLX_HW_KEY_MR;
+	mlx_hw_obj_init(&mr->key.obj);
+	err = xa_alloc_cyclic(&dev->mr_xa, &index, &mr->key,
 			      XA_LIMIT(1, MLX_HW_MAX_MR), &dev->mr_next,
 			      GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
-	mr->index = index;
+	mr->key.index = index;
 	ibmr->lkey = (index << 8) |
 		     ((u32)atomic_inc_return(&dev->mr_keybyte) & 0xff);
 	ibmr->rkey = ibmr->lkey;
@@ -141,20 +142,24 @@ static void mlx_hw_dereg_mr(struct ibx_mr *ibmr)
 	struct mlx_hw_dev *dev = to_mdev(ibmr->dev);
 	struct mlx_hw_mr *mr = to_mmr(ibmr);
 
-	xa_erase(&dev->mr_xa, mr->index);
+	xa_erase(&dev->mr_xa, mr->key.index);
 	/* The engine may be copying from/to it: wait until it is done. */
-	mlx_hw_obj_drain(&mr->obj);
+	mlx_hw_obj_drain(&mr->key.obj);
 }
 
 /* Looks up a key and takes an engine reference; NULL if stale/unknown. */
 struct mlx_hw_mr *mlx_hw_mr_get(struct mlx_hw_dev *dev, u32 key)
 {
-	struct mlx_hw_mr *mr;
+	struct mlx_hw_mr *mr = NULL;
+	struct mlx_hw_key *k;
 
 	xa_lock(&dev->mr_xa);
-	mr = xa_load(&dev->mr_xa, key >> 8);
-	if (mr && (mr->ibx.lkey != key || !mlx_hw_obj_get(&mr->obj)))
-		mr = NULL;
+	k = xa_load(&dev->mr_xa, key >> 8);
+	if (k && k->kind == MLX_HW_KEY_MR) {
+		mr = container_of(k, struct mlx_hw_mr, key);
+		if (mr->ibx.lkey != key || !mlx_hw_obj_get(&k->obj))
+			mr = NULL;
+	}
 	xa_unlock(&dev->mr_xa);
 	return mr;
 }
@@ -177,7 +182,7 @@ const struct ibx_device_ops mlx_hw_ops = {
 	.size_ucontext = sizeof(struct mlx_hw_ucontext),
 	.size_pd = sizeof(struct mlx_hw_pd),
 	.size_mr = sizeof(struct mlx_hw_mr),
-	.size_mw = sizeof(struct ibx_mw),
+	.size_mw = sizeof(struct mlx_hw_mw),
 	.size_cq = sizeof(struct mlx_hw_cq),
 	.size_qp = sizeof(struct mlx_hw_qp),
 	.size_srq = sizeof(struct mlx_hw_srq),
@@ -192,6 +197,8 @@ const struct ibx_device_ops mlx_hw_ops = {
 	.dealloc_pd = mlx_hw_dealloc_pd,
 	.reg_mr = mlx_hw_reg_mr,
 	.dereg_mr = mlx_hw_dereg_mr,
+	.alloc_mw = mlx_hw_alloc_mw,
+	.dealloc_mw = mlx_hw_dealloc_mw,
 	.create_cq = mlx_hw_create_cq,
 	.destroy_cq = mlx_hw_destroy_cq,
 	.req_notify_cq = mlx_hw_req_notify_cq,

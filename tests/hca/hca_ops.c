@@ -687,6 +687,103 @@ static int test_events(struct ctx *c)
 	return 0;
 }
 
+/* Memory windows: type 1 (ibv_bind_mw) and type 2 (BIND_MW, LOCAL_INV). */
+static int test_mw(struct ctx *c)
+{
+	struct ibv_mr *mr = ibv_reg_mr(c->pd, c->buf + DST, BUF_SIZE,
+				       IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_REMOTE_WRITE |
+				       IBV_ACCESS_MW_BIND);
+	struct ibv_mw *mw1, *mw2;
+	struct ibv_mw_bind mb = {
+		.wr_id = 5, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = mr, .addr = (uintptr_t)c->buf + DST + 4096,
+			       .length = 8192,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_WRITE },
+	};
+	struct ibv_send_wr wr = { .wr_id = 6, .opcode = IBV_WR_BIND_MW,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct pair p;
+
+	CHECK(mr, "reg_mr MW_BIND: %s", strerror(errno));
+	mw1 = ibv_alloc_mw(c->pd, IBV_MW_TYPE_1);
+	mw2 = ibv_alloc_mw(c->pd, IBV_MW_TYPE_2);
+	CHECK(mw1 && mw2, "alloc_mw: %s", strerror(errno));
+	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
+		return -1;
+
+	CHECK(!ibv_bind_mw(p.b, mw1, &mb), "bind_mw: %s", strerror(errno));
+	CHECK(!expect(c, 5, IBV_WC_SUCCESS, IBV_WC_BIND_MW, -1, NULL), "bind");
+	fill(c->buf + SRC, 8192, 21);
+	memset(c->buf + DST, 0, 3 * 4096);
+	CHECK(!post_send(c, p.a, IBV_WR_RDMA_WRITE, SRC, 8192,
+			 IBV_SEND_SIGNALED, 1, (uintptr_t)c->buf + DST + 4096,
+			 mw1->rkey, NULL, 0), "post");
+	CHECK(!expect(c, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, -1, NULL), "w");
+	CHECK(!memcmp(c->buf + SRC, c->buf + DST + 4096, 8192), "mw data");
+
+	/* Type 2: bound to the responder QP p.b by a BIND_MW WQE. */
+	wr.bind_mw.mw = mw2;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw2->rkey);
+	wr.bind_mw.bind_info = mb.bind_info;
+	CHECK(!ibv_post_send(p.b, &wr, &bad), "post bind");
+	CHECK(!expect(c, 6, IBV_WC_SUCCESS, IBV_WC_BIND_MW, -1, NULL), "bind2");
+	fill(c->buf + SRC, 100, 22);
+	CHECK(!post_send(c, p.a, IBV_WR_RDMA_WRITE, SRC, 100,
+			 IBV_SEND_SIGNALED, 2, (uintptr_t)c->buf + DST + 4096,
+			 wr.bind_mw.rkey, NULL, 0), "post");
+	CHECK(!expect(c, 2, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, -1, NULL), "w2");
+	CHECK(!memcmp(c->buf + SRC, c->buf + DST + 4096, 100), "mw2 data");
+
+	/* Outside the window: remote access error. */
+	CHECK(!post_send(c, p.a, IBV_WR_RDMA_WRITE, SRC, 100,
+			 IBV_SEND_SIGNALED, 3, (uintptr_t)c->buf + DST,
+			 mw1->rkey, NULL, 0), "post");
+	CHECK(!expect(c, 3, IBV_WC_REM_ACCESS_ERR, 0, -1, NULL), "outside");
+	pair_destroy(&p);
+	drain(c);
+
+	/* LOCAL_INV of the type 2 window: later use fails. */
+	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
+		return -1;
+	{
+		struct ibv_send_wr inv = { .wr_id = 7, .opcode = IBV_WR_LOCAL_INV,
+					   .send_flags = IBV_SEND_SIGNALED,
+					   .invalidate_rkey = wr.bind_mw.rkey };
+
+		CHECK(!ibv_post_send(p.b, &inv, &bad), "post inv");
+		CHECK(!expect(c, 7, IBV_WC_SUCCESS, IBV_WC_LOCAL_INV, -1, NULL),
+		      "local inv");
+	}
+	CHECK(!post_send(c, p.a, IBV_WR_RDMA_WRITE, SRC, 100,
+			 IBV_SEND_SIGNALED, 8, (uintptr_t)c->buf + DST + 4096,
+			 wr.bind_mw.rkey, NULL, 0), "post");
+	CHECK(!expect(c, 8, IBV_WC_REM_ACCESS_ERR, 0, -1, NULL), "after inv");
+	pair_destroy(&p);
+	drain(c);
+	CHECK(!ibv_dealloc_mw(mw1) && !ibv_dealloc_mw(mw2), "dealloc_mw");
+	CHECK(!ibv_dereg_mr(mr), "dereg_mr");
+	return 0;
+}
+
+/* Counters of sysfs hw_counters move with traffic. */
+static int test_counters(struct ctx *c)
+{
+	char path[256];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/sent_pkts",
+		 dev_name);
+	f = fopen(path, "r");
+	CHECK(f, "%s: %s", path, strerror(errno));
+	CHECK(fscanf(f, "%llu", &v) == 1, "read %s", path);
+	fclose(f);
+	CHECK(v > 0, "sent_pkts is 0 after traffic");
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(struct ctx *c);
@@ -701,6 +798,8 @@ static const struct {
 	{ "ud", test_ud },
 	{ "errors", test_errors },
 	{ "events", test_events },
+	{ "mw", test_mw },
+	{ "counters", test_counters },
 };
 
 int main(int argc, char **argv)
