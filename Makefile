@@ -5,6 +5,7 @@
 #   make check           unit tests + VM suites for every kernel in KVERS
 #   make demo            build, boot a VM, load the stack, ibv_devinfo + RC ping-pong
 #   make install / uninstall   DKMS modules, udev rule, memlock limits, userspace
+#                        (DKMS_TARBALL=<file> installs a prebuilt DKMS binary package)
 #
 # Kernel objects go to build/<release>/ (a copy of kernel/, since kbuild puts
 # objects next to the sources), userspace to build/userspace with binaries in
@@ -23,7 +24,7 @@ PREFIX ?= /usr/local
 VALGRIND ?= OFF
 PACKAGE_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
-.PHONY: all modules modules-all userspace check check-unit check-vm demo \
+.PHONY: all modules modules-all userspace dkms-packages check check-unit demo \
 	install uninstall clean deps
 
 all: modules userspace
@@ -42,9 +43,13 @@ userspace:
 	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) \
 		-DCMAKE_INSTALL_PREFIX=$(PREFIX) -DIBX_WERROR=$(WERROR) \
 		-DIBX_VALGRIND=$(VALGRIND) -DIBX_OUTPUT_DIR=$(BUILD) >/dev/null
-	cmake --build $(BUILD)/userspace -j$$(nproc)
+	cmake --build $(BUILD)/userspace -j$$(nproc) -- --no-print-directory
 
-check: modules-all userspace
+# DKMS binary packages of the modules, one per kernel (see scripts/dkms-package).
+dkms-packages:
+	@for k in $(KVERS); do scripts/dkms-package $$k || exit 1; done
+
+check: modules-all userspace dkms-packages
 	scripts/check $(KVERS)
 
 check-unit: userspace
