@@ -51,6 +51,33 @@ struct ibx_device *ibx_alloc_device(size_t size)
 }
 EXPORT_SYMBOL_GPL(ibx_alloc_device);
 
+/* Drops the netdev references (port bindings, GIDs) still held. */
+static void ibx_put_netdevs(struct ibx_device *dev)
+{
+	struct ibx_core_dev *core = ibx_cdev(dev);
+	unsigned long flags;
+	int port, i;
+
+	for (port = 1; port <= IBX_MAX_PORTS; port++) {
+		for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
+			struct net_device *nd;
+
+			spin_lock_irqsave(&core->gid_lock, flags);
+			nd = dev->gids[port].entry[i].ndev;
+			memset(&dev->gids[port].entry[i], 0,
+			       sizeof(dev->gids[port].entry[i]));
+			spin_unlock_irqrestore(&core->gid_lock, flags);
+			if (nd)
+				dev_put(nd);
+		}
+		mutex_lock(&core->lock);
+		if (dev->netdev[port])
+			dev_put(dev->netdev[port]);
+		dev->netdev[port] = NULL;
+		mutex_unlock(&core->lock);
+	}
+}
+
 void ibx_dealloc_device(struct ibx_device *dev)
 {
 	struct ibx_core_dev *core;
@@ -58,6 +85,7 @@ void ibx_dealloc_device(struct ibx_device *dev)
 	if (!dev)
 		return;
 	core = ibx_cdev(dev);
+	ibx_put_netdevs(dev);
 	mutex_lock(&core->lock);
 	core->ibdev = NULL;
 	mutex_unlock(&core->lock);
@@ -231,8 +259,6 @@ void ibx_unregister_device(struct ibx_device *dev)
 {
 	struct ibx_core_dev *core = ibx_cdev(dev);
 	struct ibx_ufile *uf;
-	unsigned long flags;
-	int port, i;
 
 	mutex_lock(&core->lock);
 	if (!core->registered) {
@@ -258,23 +284,7 @@ void ibx_unregister_device(struct ibx_device *dev)
 	core->registered = false;
 	mutex_unlock(&core->lock);
 
-	/* Drop the netdev references the driver did not release. */
-	for (port = 1; port <= IBX_MAX_PORTS; port++) {
-		for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
-			struct net_device *nd;
-
-			spin_lock_irqsave(&core->gid_lock, flags);
-			nd = dev->gids[port].entry[i].ndev;
-			memset(&dev->gids[port].entry[i], 0,
-			       sizeof(dev->gids[port].entry[i]));
-			spin_unlock_irqrestore(&core->gid_lock, flags);
-			if (nd)
-				dev_put(nd);
-		}
-		if (dev->netdev[port])
-			dev_put(dev->netdev[port]);
-		dev->netdev[port] = NULL;
-	}
+	ibx_put_netdevs(dev);
 
 	ida_free(&ibx_uverbs_ida, core->index);
 	core->index = -1;

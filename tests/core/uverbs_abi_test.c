@@ -562,6 +562,24 @@ static void test_hdr(void)
 		   sizeof(qdr)), 0);
 	CHECK(qdr.phys_port_cnt == 1, "phys_port_cnt %u", qdr.phys_port_cnt);
 
+	/* QUERY_PORT: ports are 1..phys_port_cnt; the core adds the GIDs. */
+	{
+		struct ib_uverbs_query_port q = { .port_num = 1 };
+		struct ib_uverbs_query_port_resp r = {};
+
+		EXPECT(cmd(fd, IB_USER_VERBS_CMD_QUERY_PORT, &q, sizeof(q), &r,
+			   sizeof(r)), 0);
+		CHECK(r.gid_tbl_len == 16 && r.link_layer == 2 /* Ethernet */ &&
+		      r.state == 4 && r.active_mtu >= 1 && r.active_mtu <= 5,
+		      "port: gids %u link %u state %u mtu %u", r.gid_tbl_len,
+		      r.link_layer, r.state, r.active_mtu);
+		q.port_num = 0;
+		EXPECT(cmd(fd, IB_USER_VERBS_CMD_QUERY_PORT, &q, sizeof(q), &r,
+			   sizeof(r)), -EINVAL);
+		q.port_num = 2;
+		EXPECT(cmd(fd, IB_USER_VERBS_CMD_QUERY_PORT, &q, sizeof(q), &r,
+			   sizeof(r)), -EINVAL);
+	}
 	/* Extended header. */
 	memset(&exr, 0xff, sizeof(exr));
 	EXPECT(ex_cmd(fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &exq, sizeof(exq),
