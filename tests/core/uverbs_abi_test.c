@@ -1007,10 +1007,23 @@ static void test_qp_type(struct ctx *c, uint32_t pd, uint32_t cq, uint8_t type)
 	m.attr_mask |= IB_UVERBS_QP_CUR_STATE;
 	m.cur_qp_state = IB_UVERBS_QPS_RESET;
 	EXPECT(modify_qp(c, &m), -EINVAL);
+	/* RESET -> SQE/SQD do not exist. */
+	to_init(c, type, &m, qp);
+	m.qp_state = IB_UVERBS_QPS_SQE;
+	EXPECT(modify_qp(c, &m), -EINVAL);
+	m.qp_state = IB_UVERBS_QPS_SQD;
+	EXPECT(modify_qp(c, &m), -EINVAL);
 	to_init(c, type, &m, qp);
 	EXPECT(modify_qp(c, &m), 0);
 	CHECK(query_state(c, qp) == IB_UVERBS_QPS_INIT, "not INIT");
+	/* INIT -> SQD does not exist either. */
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = qp;
+	m.qp_state = IB_UVERBS_QPS_SQD;
+	m.attr_mask = IB_UVERBS_QP_STATE;
+	EXPECT(modify_qp(c, &m), -EINVAL);
 	/* INIT -> INIT with the optional attributes. */
+	to_init(c, type, &m, qp);
 	EXPECT(modify_qp(c, &m), 0);
 	/* INIT -> RTS skips RTR. */
 	to_rts(type, &m, qp);
@@ -1079,6 +1092,15 @@ static void test_qp_type(struct ctx *c, uint32_t pd, uint32_t cq, uint8_t type)
 	EXPECT(modify_qp(c, &m), -EINVAL);
 	to_rtr(c, type, &m, qp, qpn);
 	EXPECT(modify_qp(c, &m), -EINVAL);
+	/* Only UD and UC QPs know SQE (IBA 10.3.1): claiming it for RC fails. */
+	if (type == IB_UVERBS_QPT_RC) {
+		memset(&m, 0, sizeof(m));
+		m.qp_handle = qp;
+		m.qp_state = IB_UVERBS_QPS_RTS;
+		m.cur_qp_state = IB_UVERBS_QPS_SQE;
+		m.attr_mask = IB_UVERBS_QP_STATE | IB_UVERBS_QP_CUR_STATE;
+		EXPECT(modify_qp(c, &m), -EINVAL);
+	}
 	/* RTS -> RTS with the current state claimed. */
 	memset(&m, 0, sizeof(m));
 	m.qp_handle = qp;
