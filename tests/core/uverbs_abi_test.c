@@ -1289,7 +1289,25 @@ static void test_events(void)
 	fcntl(c.async_fd, F_SETFL, O_NONBLOCK);
 	CHECK(read(c.async_fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN,
 	      "empty async read: %m");
-	close_ctx(&c);
+	/* Once the context is gone its event files report EIO. */
+	{
+		struct ib_uverbs_create_comp_channel req = {};
+		struct ib_uverbs_create_comp_channel_resp resp = {};
+		struct ib_uverbs_comp_event_desc cev;
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &req,
+			   sizeof(req), &resp, sizeof(resp)), 0);
+		close(c.fd);
+		CHECK(read(c.async_fd, &ev, sizeof(ev)) == -1 && errno == EIO,
+		      "async read after close: %m");
+		CHECK(read(resp.fd, &cev, sizeof(cev)) == -1 && errno == EIO,
+		      "channel read after close: %m");
+		p.fd = resp.fd;
+		CHECK(poll(&p, 1, 0) == 1 && (p.revents & POLLERR),
+		      "channel poll after close: 0x%x", p.revents);
+		close(resp.fd);
+		close(c.async_fd);
+	}
 }
 
 /* ---------------- RLIMIT_MEMLOCK ---------------- */
