@@ -49,6 +49,7 @@ int mlx_hw_sgl_add(struct mlx_hw_dev *dev, struct mlx_hw_pd *pd,
 	}
 	seg = &sgl->seg[sgl->num++];
 	seg->mr = mr;
+	seg->key = lkey;
 	seg->off = addr - mr->ibx.iova;
 	seg->len = len;
 	sgl->total += len;
@@ -66,14 +67,16 @@ int mlx_hw_sgl_set_remote(struct mlx_hw_dev *dev, struct mlx_hw_qp *qp,
 {
 	struct mlx_hw_mr *mr;
 
-	sgl->num = 0;
-	sgl->total = 0;
-	sgl->kbuf = NULL;
+	mlx_hw_sgl_init(sgl);
 	if ((qp->access & access) != access)
 		return -EACCES;
 	mr = mlx_hw_rkey_resolve(dev, qp, rkey, va, len, access);
 	if (!mr)
 		return -EACCES;
+	sgl->remote = true;
+	sgl->rkey = rkey;
+	sgl->va = va;
+	sgl->access = access;
 	sgl->seg[0].mr = mr;
 	sgl->seg[0].off = va - mr->ibx.iova;
 	sgl->seg[0].len = len;
@@ -84,13 +87,61 @@ int mlx_hw_sgl_set_remote(struct mlx_hw_dev *dev, struct mlx_hw_qp *qp,
 
 void mlx_hw_sgl_release(struct mlx_hw_sgl *sgl)
 {
+	mlx_hw_sgl_park(sgl);
+	mlx_hw_sgl_init(sgl);
+}
+
+/* Drops the MR references of a list that is going to wait. */
+void mlx_hw_sgl_park(struct mlx_hw_sgl *sgl)
+{
 	u32 i;
 
-	for (i = 0; i < sgl->num; i++)
-		mlx_hw_mr_put(sgl->seg[i].mr);
-	sgl->num = 0;
-	sgl->total = 0;
-	sgl->kbuf = NULL;
+	if (sgl->parked || sgl->kbuf || !sgl->num)
+		return;
+	for (i = 0; i < sgl->num; i++) {
+		if (sgl->seg[i].mr)
+			mlx_hw_mr_put(sgl->seg[i].mr);
+		sgl->seg[i].mr = NULL;
+	}
+	sgl->parked = true;
+}
+
+/*
+ * Takes the references of a parked list again; -EACCES (list left parked)
+ * if a key no longer names a usable MR (deregistered or invalidated).
+ */
+int mlx_hw_sgl_unpark(struct mlx_hw_dev *dev, struct mlx_hw_qp *qp,
+		      struct mlx_hw_sgl *sgl)
+{
+	struct mlx_hw_seg *seg;
+	u32 i;
+
+	if (!sgl->parked)
+		return 0;
+	for (i = 0; i < sgl->num; i++) {
+		seg = &sgl->seg[i];
+		if (sgl->remote) {
+			seg->mr = mlx_hw_rkey_resolve(dev, qp, sgl->rkey,
+						      sgl->va, seg->len,
+						      sgl->access);
+			/* A window may now be bound to another MR. */
+			if (seg->mr)
+				seg->off = sgl->va - seg->mr->ibx.iova;
+		} else
+			seg->mr = mlx_hw_mr_get(dev, seg->key);
+		if (!seg->mr || READ_ONCE(seg->mr->invalid) ||
+		    seg->mr->ibx.length < seg->len ||
+		    seg->off > seg->mr->ibx.length - seg->len) {
+			if (seg->mr)
+				mlx_hw_mr_put(seg->mr);
+			seg->mr = NULL;
+			sgl->parked = false;
+			mlx_hw_sgl_park(sgl);
+			return -EACCES;
+		}
+	}
+	sgl->parked = false;
+	return 0;
 }
 
 /* The page holding byte @off of segment @seg, and the offset in it. */

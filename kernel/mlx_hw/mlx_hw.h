@@ -247,16 +247,27 @@ static inline struct mlx_hw_cq *to_mcq(struct ibx_cq *c)
 
 /* A validated scatter/gather element: a range of a referenced MR. */
 struct mlx_hw_seg {
-	struct mlx_hw_mr *mr;		/* holds an obj ref */
+	struct mlx_hw_mr *mr;		/* holds an obj ref; NULL when parked */
+	u32 key;			/* lkey (local lists) */
 	u64 off;			/* from the MR's iova */
 	u32 len;
 };
 
-/* A list of segments, or a kernel buffer (inline data). */
+/*
+ * A list of segments, or a kernel buffer (inline data).  A list that waits
+ * (RNR/retry timers, a message spanning calls) is "parked": its MR
+ * references are dropped so that deregistration never waits on a timer,
+ * and the keys are looked up again when work resumes.
+ */
 struct mlx_hw_sgl {
 	u32 num;			/* segments used */
 	u32 total;			/* bytes */
 	const u8 *kbuf;			/* if set: the data, segs unused */
+	bool parked;			/* MR references dropped */
+	bool remote;			/* one rkey range: rkey, va, access */
+	u32 rkey;
+	u64 va;
+	u32 access;
 	struct mlx_hw_seg seg[MLX_HW_MAX_SGE];
 };
 
@@ -562,6 +573,19 @@ int mlx_hw_sgl_set_remote(struct mlx_hw_dev *dev, struct mlx_hw_qp *qp,
 			  struct mlx_hw_sgl *sgl, u32 rkey, u64 va, u32 len,
 			  u32 access);
 void mlx_hw_sgl_release(struct mlx_hw_sgl *sgl);
+
+/* Starts an empty local list (references none). */
+static inline void mlx_hw_sgl_init(struct mlx_hw_sgl *sgl)
+{
+	sgl->num = 0;
+	sgl->total = 0;
+	sgl->kbuf = NULL;
+	sgl->parked = false;
+	sgl->remote = false;
+}
+void mlx_hw_sgl_park(struct mlx_hw_sgl *sgl);
+int mlx_hw_sgl_unpark(struct mlx_hw_dev *dev, struct mlx_hw_qp *qp,
+		      struct mlx_hw_sgl *sgl);
 int mlx_hw_copy(struct mlx_hw_cursor *dst, struct mlx_hw_cursor *src,
 		u32 len);
 int mlx_hw_copy_from_kbuf(struct mlx_hw_cursor *dst, const void *buf,

@@ -95,9 +95,7 @@ static u8 mlx_hw_parse_wqe(struct mlx_hw_qp *qp)
 		wqe->flags |= MLX_HW_WQE_SIGNALED;
 	wqe->imm_data = ctrl->imm_data;
 	wqe->invalidate_rkey = le32_to_cpu(ctrl->invalidate_rkey);
-	wqe->sgl.num = 0;
-	wqe->sgl.total = 0;
-	wqe->sgl.kbuf = NULL;
+	mlx_hw_sgl_init(&wqe->sgl);
 
 	if (!mlx_hw_op_valid(type, wqe->opcode))
 		return MLX_HW_WC_LOC_QP_OP_ERR;
@@ -417,7 +415,14 @@ bool mlx_hw_requester(struct mlx_hw_qp *qp, u64 *next_timer)
 			qp->req.waiting = false;
 		}
 		did = true;
+		/* Keys are looked up again after a wait (MRs may be gone). */
+		if (mlx_hw_sgl_unpark(to_mdev(qp->ibx.dev), qp,
+				      &qp->req.wqe.sgl)) {
+			mlx_hw_complete_wqe(qp, MLX_HW_WC_LOC_PROT_ERR, 0);
+			continue;
+		}
 		if (mlx_hw_req_execute(qp) == MLX_HW_COMP_RETRY) {
+			mlx_hw_sgl_park(&qp->req.wqe.sgl);
 			*next_timer = min(*next_timer, qp->req.wait_until);
 			break;
 		}

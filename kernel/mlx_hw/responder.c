@@ -66,9 +66,7 @@ static u8 mlx_hw_parse_rwqe(struct mlx_hw_qp *qp, const void *slot,
 
 	memcpy(&hdr, slot, sizeof(hdr));
 	rwqe->wr_id = le64_to_cpu(hdr.wr_id);
-	rwqe->sgl.num = 0;
-	rwqe->sgl.total = 0;
-	rwqe->sgl.kbuf = NULL;
+	mlx_hw_sgl_init(&rwqe->sgl);
 	qp->resp.have_rwqe = true;
 	num = le32_to_cpu(hdr.num_sge);
 	if (num > max_sge)
@@ -189,7 +187,7 @@ int mlx_hw_recv_flush(struct mlx_hw_qp *qp)
 		memcpy(&hdr, qp->rq + (qp->rq_ci & (qp->rq_wqe_cnt - 1)) *
 			     qp->rq_stride, sizeof(hdr));
 		qp->resp.rwqe.wr_id = le64_to_cpu(hdr.wr_id);
-		qp->resp.rwqe.sgl.num = 0;
+		mlx_hw_sgl_init(&qp->resp.rwqe.sgl);
 		qp->resp.have_rwqe = true;
 		mlx_hw_recv_complete(qp, MLX_HW_WC_WR_FLUSH_ERR, MLX_HW_WC_RECV,
 				     0, 0, 0, 0, 0, false);
@@ -534,6 +532,22 @@ void mlx_hw_responder(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 		break;
 	}
 
+	/* A message in progress: take its MR references again. */
+	if (qp->resp.have_rwqe &&
+	    mlx_hw_sgl_unpark(to_mdev(qp->ibx.dev), qp, &qp->resp.rwqe.sgl)) {
+		mlx_hw_recv_complete(qp, MLX_HW_WC_LOC_PROT_ERR, MLX_HW_WC_RECV,
+				     0, 0, 0, 0, 0, false);
+		mlx_hw_resp_error(qp, resp, MLX_HW_RESP_NAK_REM_OP,
+				  IBX_EVENT_QP_FATAL);
+		goto out;
+	}
+	if (qp->resp.in_msg &&
+	    mlx_hw_sgl_unpark(to_mdev(qp->ibx.dev), qp, &qp->resp.wr_dst)) {
+		mlx_hw_resp_error(qp, resp, MLX_HW_RESP_NAK_REM_ACCESS,
+				  IBX_EVENT_QP_ACCESS_ERR);
+		goto out;
+	}
+
 	switch (pkt->op) {
 	case MLX_HW_PKT_SEND:
 		mlx_hw_resp_send(qp, pkt, resp);
@@ -549,6 +563,10 @@ void mlx_hw_responder(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 		mlx_hw_resp_atomic(qp, pkt, resp);
 		break;
 	}
+out:
+	/* Between packets nothing pins an MR (deregistration must not wait). */
+	mlx_hw_sgl_park(&qp->resp.rwqe.sgl);
+	mlx_hw_sgl_park(&qp->resp.wr_dst);
 	if (qp->ibx.qp_type == IB_UVERBS_QPT_UC)
 		resp->kind = MLX_HW_RESP_NONE;
 }

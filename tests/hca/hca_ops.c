@@ -766,6 +766,119 @@ static int test_mw(struct ctx *c)
 	return 0;
 }
 
+/* Waits up to 5 s for an async event of @type. */
+static int wait_async(struct ctx *c, enum ibv_event_type type)
+{
+	struct pollfd pfd = { .fd = c->ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+
+	for (;;) {
+		CHECK(poll(&pfd, 1, 5000) == 1, "no async event %s",
+		      ibv_event_type_str(type));
+		CHECK(!ibv_get_async_event(c->ctx, &ev), "get_async_event");
+		ibv_ack_async_event(&ev);
+		if (ev.event_type == type)
+			return 0;
+	}
+}
+
+/* CQ overrun raises IBV_EVENT_CQ_ERR. */
+static int test_cq_overrun(struct ctx *c)
+{
+	struct ibv_cq *small = ibv_create_cq(c->ctx, 4, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = {
+		.send_cq = small, .recv_cq = c->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	struct pair p;
+	int i;
+
+	CHECK(small, "create_cq");
+	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
+		return -1;
+	ibv_destroy_qp(p.a);
+	p.a = ibv_create_qp(c->pd, &ia);
+	CHECK(p.a, "create_qp");
+	CHECK(!ibv_modify_qp(p.a, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "init");
+	/* p.b only responds: its own destination does not matter. */
+	CHECK(!qp_connect(c, p.a, p.b->qp_num, 7, 1), "connect");
+	for (i = 0; i < 12; i++)
+		CHECK(!post_send(c, p.a, IBV_WR_RDMA_WRITE, SRC, 8,
+				 IBV_SEND_SIGNALED, i, (uintptr_t)c->buf + DST,
+				 c->mr->rkey, NULL, 0), "post %d", i);
+	if (wait_async(c, IBV_EVENT_CQ_ERR))
+		return -1;
+	pair_destroy(&p);
+	ibv_destroy_cq(small);
+	drain(c);
+	return 0;
+}
+
+/* The SRQ limit event fires once when the level drops below the limit. */
+static int test_srq_limit(struct ctx *c)
+{
+	struct ibv_srq_attr sa = { .srq_limit = 2 };
+	struct ibv_wc wc, rwc;
+	struct pair p;
+	int i;
+
+	if (pair_create(c, &p, IBV_QPT_RC, true, 7))
+		return -1;
+	for (i = 0; i < 3; i++)
+		CHECK(!post_recv(c, NULL, p.srq, DST + i * 64, 64, 100 + i), "r");
+	CHECK(!ibv_modify_srq(p.srq, &sa, IBV_SRQ_LIMIT), "modify_srq");
+	for (i = 0; i < 2; i++) {
+		CHECK(!post_send(c, p.a, IBV_WR_SEND, SRC, 10, IBV_SEND_SIGNALED,
+				 i, 0, 0, NULL, 0), "post");
+		if (poll_two(c, i, 100 + i, &wc, &rwc))
+			return -1;
+		CHECK_WC(rwc, IBV_WC_SUCCESS, IBV_WC_RECV, 10);
+	}
+	if (wait_async(c, IBV_EVENT_SRQ_LIMIT_REACHED))
+		return -1;
+	pair_destroy(&p);
+	drain(c);
+	return 0;
+}
+
+/*
+ * Deregistering an MR used by a WQE waiting for RNR retries returns at
+ * once; when the WQE resumes it completes with a protection error.
+ */
+static int test_dereg_waiting(struct ctx *c)
+{
+	struct ibv_mr *mr = ibv_reg_mr(c->pd, c->buf + SRC, 4096,
+				       IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_sge sge = { (uintptr_t)c->buf + SRC, 64, 0 };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct timespec t0, t1;
+	struct pair p;
+
+	CHECK(mr, "reg_mr");
+	sge.lkey = mr->lkey;
+	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
+		return -1;
+	CHECK(!ibv_post_send(p.a, &wr, &bad), "post");
+	usleep(20000);	/* RNR NAKed, waiting */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(!ibv_dereg_mr(mr), "dereg_mr: %s", strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK(t1.tv_sec - t0.tv_sec < 2, "dereg_mr waited for the RNR timer");
+	CHECK(!post_recv(c, p.b, NULL, DST, 64, 9), "post_recv");
+	CHECK(!expect(c, 1, IBV_WC_LOC_PROT_ERR, 0, -1, NULL), "resumed WQE");
+	pair_destroy(&p);
+	drain(c);
+	return 0;
+}
+
 /* Counters of sysfs hw_counters move with traffic. */
 static int test_counters(struct ctx *c)
 {
@@ -799,6 +912,9 @@ static const struct {
 	{ "errors", test_errors },
 	{ "events", test_events },
 	{ "mw", test_mw },
+	{ "cq_overrun", test_cq_overrun },
+	{ "srq_limit", test_srq_limit },
+	{ "dereg_waiting", test_dereg_waiting },
 	{ "counters", test_counters },
 };
 
