@@ -167,13 +167,16 @@ static uint32_t cq_read_byte_len(struct ibv_cq_ex *ibcq)
 	return le32toh(to_mcq_ex(ibcq)->cur->byte_len);
 }
 
-/* ibv_wc_read_invalidated_rkey() also lands here (it is read_imm_data). */
+/*
+ * ibv_wc_read_invalidated_rkey() also lands here and takes the value
+ * without a byte swap: the rkey is returned in host order.
+ */
 static __be32 cq_read_imm_data(struct ibv_cq_ex *ibcq)
 {
 	struct mlx_hw_cqe *cqe = to_mcq_ex(ibcq)->cur;
 
 	if (le32toh(cqe->wc_flags) & IBV_WC_WITH_INV)
-		return htobe32(le32toh(cqe->invalidated_rkey));
+		return (__be32)le32toh(cqe->invalidated_rkey);
 	return cqe->imm_data;
 }
 

@@ -200,7 +200,8 @@ static int sq_post_one(struct mlx_hw_qp *qp, struct ibv_send_wr *wr)
 	struct mlx_hw_sq_wqe w;
 	int i, ret;
 
-	if (wr->opcode > IBV_WR_SEND_WITH_INV)
+	if (wr->opcode > IBV_WR_SEND_WITH_INV ||
+	    (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah))
 		return EINVAL;
 	ret = mlx_hw_sq_begin(qp, wr->opcode, wr->wr_id, wr->send_flags, &w);
 	if (ret)
