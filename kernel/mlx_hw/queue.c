@@ -310,6 +310,16 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 
 	mutex_lock(&qp->sq_lock);
 	mutex_lock(&qp->rq_lock);
+	/*
+	 * The engine may have moved the QP to ERR after the core checked the
+	 * transition against its copy: from ERR only RESET is legal (IBA
+	 * 10.3.1).
+	 */
+	if ((mask & IBX_QP_STATE) && READ_ONCE(qp->state) == IBX_QPS_ERR &&
+	    attr->qp_state != IBX_QPS_RESET && attr->qp_state != IBX_QPS_ERR) {
+		err = -EINVAL;
+		goto out;
+	}
 	if (mask & IBX_QP_QKEY)
 		qp->qkey = attr->qkey;
 	if (mask & IBX_QP_DEST_QPN)
@@ -352,6 +362,7 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 		WRITE_ONCE(qp->state, attr->qp_state == IBX_QPS_SQE ?
 				      IBX_QPS_ERR : attr->qp_state);
 	}
+out:
 	mutex_unlock(&qp->rq_lock);
 	mutex_unlock(&qp->sq_lock);
 	mlx_hw_engine_kick(to_mdev(ibqp->dev));
