@@ -62,7 +62,7 @@ IBX_CMD(dealloc_pd)
 				    NULL);
 }
 
-/* IBA 10.6.3.1 (C10-...): remote write/atomic need local write. */
+/* IBA 10.6.3 memory access rights: remote write/atomic need local write. */
 static int ibx_check_mr_access(u32 access)
 {
 	if (access & ~IBX_ACCESS_SUPPORTED)

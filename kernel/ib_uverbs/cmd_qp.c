@@ -10,8 +10,8 @@
 #include <linux/in.h>
 #include "core_priv.h"
 
-#define IBX_PSN_MASK		0xffffff	/* PSNs are 24 bits (IBA 9.7.1) */
-#define IBX_QPN_MASK		0xffffff	/* QPNs are 24 bits (IBA 10.2.1) */
+#define IBX_PSN_MASK		0xffffff	/* BTH PSN is 24 bits (IBA 9.2) */
+#define IBX_QPN_MASK		0xffffff	/* BTH DestQP is 24 bits (IBA 9.2) */
 
 #define IBX_CREATE_QP_FLAGS	(IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK | \
 				 IB_UVERBS_QP_CREATE_SCATTER_FCS |	\
@@ -60,7 +60,7 @@ static int ibx_create_qp(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
 	if (!pd_uo || !scq_uo)
 		return -EINVAL;
 	if (cmd->qp_type == IB_UVERBS_QPT_XRC_INI) {
-		/* An XRC initiator has no receive side (IBA 11.2.4.1 XRC). */
+		/* An XRC initiator has no receive side (IBA XRC annex). */
 		cmd->max_recv_wr = 0;
 		cmd->max_recv_sge = 0;
 	} else {
@@ -207,7 +207,7 @@ static void ibx_dest_from_ah(struct ib_uverbs_qp_dest *d,
 
 /*
  * RoCE carries every packet in a GRH-equivalent IP header, so an address
- * vector must be global with a valid source GID (IBA A16.4.1 / A17.4.5.1).
+ * vector must be global with a valid source GID (IBA annexes A16/A17).
  */
 int ibx_ah_attr_from_user(struct ibx_device *dev, struct ibx_ah_attr *ah,
 			  const struct ib_uverbs_qp_dest *d)
@@ -336,7 +336,7 @@ static int ibx_modify_attrs(struct ibx_device *dev, struct ibx_qp *qp,
 			return -EINVAL;
 		attr->path_mtu = b->path_mtu;
 	}
-	/* Field widths of IBA 9.7.5.2.8 / 11.2.5.2 (5- and 3-bit fields). */
+	/* Field widths of IBA 11.2.5 (5-bit timers, 3-bit retry counts). */
 	if (mask & IBX_QP_TIMEOUT) {
 		if (b->timeout > 31)
 			return -EINVAL;

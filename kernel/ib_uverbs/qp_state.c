@@ -180,7 +180,7 @@ ibx_qp_table[IBX_QPS_ERR + 1][IBX_QPS_ERR + 1] = {
 	[S(SQE)] = {
 		[S(RESET)] = { .valid = true },
 		[S(ERR)] = { .valid = true },
-		/* Only unreliable QPs enter SQE (IBA 10.3.1.6). */
+		/* Only unreliable QPs enter SQE (IBA 10.3.1). */
 		[S(RTS)] = {
 			.valid = true,
 			.opt = {

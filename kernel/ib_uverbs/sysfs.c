@@ -370,7 +370,7 @@ static ssize_t ibx_gid_ndev_show(struct ibx_port_sysfs *p,
 static ssize_t ibx_pkey_show(struct ibx_port_sysfs *p, struct ibx_port_attr *a,
 			     char *buf)
 {
-	/* RoCE has only the default full-membership P_Key (IBA A16.4). */
+	/* RoCE uses only the default full-membership P_Key (annex A16). */
 	return sysfs_emit(buf, "0x%04x\n", 0xffff);
 }
 
