@@ -683,6 +683,22 @@ static int test_events(struct ctx *c)
 	CHECK(!ibv_get_cq_event(c->ch, &ev_cq, &ev_ctx), "get_cq_event");
 	ibv_ack_cq_events(ev_cq, 1);
 	drain(c);
+
+	/* Solicited-only: an unsolicited message does not fire, one does. */
+	CHECK(!ibv_req_notify_cq(c->cq, 1), "arm solicited");
+	CHECK(!post_recv(c, p.b, NULL, DST, 64, 11), "post_recv");
+	CHECK(!post_recv(c, p.b, NULL, DST, 64, 12), "post_recv");
+	CHECK(!post_send(c, p.a, IBV_WR_SEND, SRC, 10, 0, 3, 0, 0, NULL, 0),
+	      "post");
+	CHECK(poll(&pfd, 1, 300) == 0, "event for an unsolicited message");
+	CHECK(!expect(c, 11, IBV_WC_SUCCESS, IBV_WC_RECV, 10, NULL), "recv");
+	CHECK(!post_send(c, p.a, IBV_WR_SEND, SRC, 10, IBV_SEND_SOLICITED, 4,
+			 0, 0, NULL, 0), "post");
+	CHECK(poll(&pfd, 1, 5000) == 1, "no event for a solicited message");
+	CHECK(!ibv_get_cq_event(c->ch, &ev_cq, &ev_ctx), "get_cq_event");
+	ibv_ack_cq_events(ev_cq, 1);
+	CHECK(!expect(c, 12, IBV_WC_SUCCESS, IBV_WC_RECV, 10, NULL), "recv");
+	drain(c);
 	pair_destroy(&p);
 	return 0;
 }
@@ -759,6 +775,41 @@ static int test_mw(struct ctx *c)
 			 IBV_SEND_SIGNALED, 8, (uintptr_t)c->buf + DST + 4096,
 			 wr.bind_mw.rkey, NULL, 0), "post");
 	CHECK(!expect(c, 8, IBV_WC_REM_ACCESS_ERR, 0, -1, NULL), "after inv");
+	pair_destroy(&p);
+	drain(c);
+
+	/* Bound again, then invalidated remotely by SEND_WITH_INV. */
+	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
+		return -1;
+	wr.wr_id = 9;
+	wr.bind_mw.rkey = ibv_inc_rkey(wr.bind_mw.rkey);
+	CHECK(!ibv_post_send(p.b, &wr, &bad), "post bind");
+	CHECK(!expect(c, 9, IBV_WC_SUCCESS, IBV_WC_BIND_MW, -1, NULL), "rebind");
+	CHECK(!post_recv(c, p.b, NULL, DST, 64, 10), "post_recv");
+	{
+		struct ibv_sge sge = { (uintptr_t)c->buf + SRC, 16, c->mr->lkey };
+		struct ibv_send_wr sw = { .wr_id = 11, .sg_list = &sge,
+					  .num_sge = 1,
+					  .opcode = IBV_WR_SEND_WITH_INV,
+					  .send_flags = IBV_SEND_SIGNALED,
+					  .invalidate_rkey = wr.bind_mw.rkey };
+		struct ibv_wc swc, rwc;
+
+		CHECK(!ibv_post_send(p.a, &sw, &bad), "post send_inv");
+		if (poll_two(c, 11, 10, &swc, &rwc))
+			return -1;
+		CHECK_WC(swc, IBV_WC_SUCCESS, IBV_WC_SEND, -1);
+		CHECK_WC(rwc, IBV_WC_SUCCESS, IBV_WC_RECV, 16);
+		CHECK((rwc.wc_flags & IBV_WC_WITH_INV) &&
+		      rwc.invalidated_rkey == wr.bind_mw.rkey,
+		      "invalidated rkey %#x flags %#x", rwc.invalidated_rkey,
+		      rwc.wc_flags);
+	}
+	CHECK(!post_send(c, p.a, IBV_WR_RDMA_WRITE, SRC, 100,
+			 IBV_SEND_SIGNALED, 12, (uintptr_t)c->buf + DST + 4096,
+			 wr.bind_mw.rkey, NULL, 0), "post");
+	CHECK(!expect(c, 12, IBV_WC_REM_ACCESS_ERR, 0, -1, NULL),
+	      "after send_inv");
 	pair_destroy(&p);
 	drain(c);
 	CHECK(!ibv_dealloc_mw(mw1) && !ibv_dealloc_mw(mw2), "dealloc_mw");
