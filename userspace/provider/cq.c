@@ -101,6 +101,7 @@ int mlx_hw_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	cq->arm_sn++;
 	arm = (cq->arm_sn << MLX_HW_CQ_ARM_SN_SHIFT) |
 	      (solicited_only ? MLX_HW_CQ_ARM_SOLICITED : MLX_HW_CQ_ARM_NEXT);
+	/* Plain store: the release store of the arm word orders it. */
 	__atomic_store_n(&cq->db->ci, htole32(cq->ci), __ATOMIC_RELAXED);
 	/* Release: an engine that sees the new arm_sn sees that ci too. */
 	__atomic_store_n(&cq->db->arm, htole32(arm), __ATOMIC_RELEASE);

@@ -2,6 +2,17 @@
 /*
  * mlx_hw.c - registration, device context, and the verbs objects that need
  * nothing from the device rings: PD, MR, MW, AH, queries.
+ *
+ * Assumptions where docs/prm.md and mlx_hw-abi.h are silent:
+ * - no command carries a driver-private request (the ABI defines none), so
+ *   every ibx_cmd_* call passes drv_in = NULL;
+ * - a context whose GET_CONTEXT response has another abi_version or
+ *   cqe_size than this provider was built with is refused
+ *   (EPROTONOSUPPORT), and a create response whose rings do not fit its
+ *   mapping is refused with EPROTO (the object is destroyed again);
+ * - sq_sig_all is applied by the engine (PRM 4.2), the provider never sets
+ *   SIGNALED on its own;
+ * - posting sends below RTS fails with EINVAL at once, as rxe and siw do.
  */
 #include <errno.h>
 #include <stdlib.h>
