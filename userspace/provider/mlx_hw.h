@@ -164,6 +164,8 @@ int mlx_hw_sq_add_inline(struct mlx_hw_qp *qp, struct mlx_hw_sq_wqe *w,
 			 const void *addr, size_t length);
 void mlx_hw_sq_set_ud(struct mlx_hw_sq_wqe *w, struct ibv_ah *ah,
 		      uint32_t remote_qpn, uint32_t remote_qkey);
+void mlx_hw_sq_set_bind(struct mlx_hw_sq_wqe *w, struct ibv_mw *mw,
+			uint32_t rkey, const struct ibv_mw_bind_info *bi);
 
 /* cq.c */
 struct ibv_cq *mlx_hw_create_cq(struct ibv_context *ibctx, int cqe,

@@ -194,6 +194,23 @@ void mlx_hw_sq_set_ud(struct mlx_hw_sq_wqe *w, struct ibv_ah *ah,
 	w->ud->remote_qkey = htole32(remote_qkey);
 }
 
+/*
+ * The window is named by the index part of its current rkey; the consumer
+ * chooses only the key byte of the new one (IBA 10.6.7.2: the "key" part of
+ * an R_Key belongs to the consumer), as rdma-core's hardware providers do.
+ * Window rights are remote rights: local-only bits are dropped.
+ */
+void mlx_hw_sq_set_bind(struct mlx_hw_sq_wqe *w, struct ibv_mw *mw,
+			uint32_t rkey, const struct ibv_mw_bind_info *bi)
+{
+	w->bind->addr = htole64(bi->addr);
+	w->bind->length = htole64(bi->length);
+	w->bind->mr_lkey = htole32(bi->mr ? bi->mr->lkey : 0);
+	w->bind->new_rkey = htole32((mw->rkey & ~0xffu) | (rkey & 0xff));
+	w->bind->access = htole32(bi->mw_access_flags &
+				  ~(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND));
+}
+
 /* Builds one ibv_send_wr at sq.pi; on failure sq.pi is left unchanged. */
 static int sq_post_one(struct mlx_hw_qp *qp, struct ibv_send_wr *wr)
 {
@@ -233,15 +250,13 @@ static int sq_post_one(struct mlx_hw_qp *qp, struct ibv_send_wr *wr)
 		w.raddr->raddr = htole64(wr->wr.rdma.remote_addr);
 		w.raddr->rkey = htole32(wr->wr.rdma.rkey);
 	}
-	if (w.bind) {
-		const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
-
-		w.bind->addr = htole64(bi->addr);
-		w.bind->length = htole64(bi->length);
-		w.bind->mr_lkey = htole32(bi->mr ? bi->mr->lkey : 0);
-		w.bind->new_rkey = htole32(wr->bind_mw.rkey);
-		w.bind->access = htole32(bi->mw_access_flags);
+	if (w.bind && !wr->bind_mw.mw) {
+		qp->sq.pi--;
+		return EINVAL;
 	}
+	if (w.bind)
+		mlx_hw_sq_set_bind(&w, wr->bind_mw.mw, wr->bind_mw.rkey,
+				   &wr->bind_mw.bind_info);
 
 	ret = wr->num_sge < 0 ? EINVAL : 0;
 	/* Inline only makes sense where the local data is a source. */

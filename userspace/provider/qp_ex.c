@@ -137,14 +137,10 @@ static void wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
 {
 	struct mlx_hw_sq_wqe *w = wr_begin(qpx, MLX_HW_OP_BIND_MW);
 
-	if (w) {
-		w->bind->addr = htole64(bind_info->addr);
-		w->bind->length = htole64(bind_info->length);
-		w->bind->mr_lkey = htole32(bind_info->mr ?
-					   bind_info->mr->lkey : 0);
-		w->bind->new_rkey = htole32(rkey);
-		w->bind->access = htole32(bind_info->mw_access_flags);
-	}
+	if (w && !mw)
+		wr_fail(qpx_to_mqp(qpx), EINVAL);
+	else if (w)
+		mlx_hw_sq_set_bind(w, mw, rkey, bind_info);
 }
 
 static void wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
