@@ -764,6 +764,28 @@ static void test_objects(void)
 			   &dr, sizeof(dr)), 0);
 	}
 
+	/* CREATE_XSRQ: basic SRQs; XRC SRQs would need an XRC domain. */
+	{
+		struct ib_uverbs_create_xsrq req = {
+			.user_handle = 8, .srq_type = IB_UVERBS_SRQT_BASIC,
+			.pd_handle = pd2, .max_wr = 8, .max_sge = 1,
+		};
+		struct {
+			struct ib_uverbs_create_srq_resp r;
+			char udata[UDATA_OUT];
+		} resp = {};
+		struct ib_uverbs_destroy_srq d = {};
+		struct ib_uverbs_destroy_srq_resp dr;
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CREATE_XSRQ, &req,
+			   sizeof(req), &resp, sizeof(resp)), 0);
+		d.srq_handle = resp.r.srq_handle;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DESTROY_SRQ, &d, sizeof(d),
+			   &dr, sizeof(dr)), 0);
+		req.srq_type = IB_UVERBS_SRQT_XRC;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CREATE_XSRQ, &req,
+			   sizeof(req), &resp, sizeof(resp)), -EINVAL);
+	}
 	/* Address handles: RoCE needs a GRH and a valid source GID. */
 	{
 		struct ib_uverbs_create_ah req = {
