@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * hca_fuzz - the trust rules of docs/prm.md section 9: a process scribbles
+ * garbage into its own rings and doorbell records (random WQEs, receive
+ * WQEs, out-of-range producer indices, engine-owned fields, CQ arm words)
+ * and the device must answer with error completions, flushes or
+ * IBV_EVENT_QP_FATAL, never hang or fault (the VM runner checks the kernel
+ * log).  Afterwards a fresh QP pair must still work.
+ *
+ *   hca_fuzz [-d DEV] [-g GID_INDEX] [-n ROUNDS]
+ *
+ * The rings are found by their mmap in /proc/self/maps (the QP region is
+ * the uverbs mapping that appears with the QP), laid out as the PRM says.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <infiniband/verbs.h>
+
+#define MAX_MAPS	256
+
+static const char *dev_name = "mlx_hw0";
+static int gid_index = 1;
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+struct map {
+	uintptr_t start, end;
+};
+
+/* The uverbs mappings of this process. */
+static int uverbs_maps(struct map *m)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f) && n < MAX_MAPS) {
+		unsigned long s, e;
+
+		if (!strstr(line, "uverbs"))
+			continue;
+		if (sscanf(line, "%lx-%lx", &s, &e) == 2) {
+			m[n].start = s;
+			m[n].end = e;
+			n++;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/* The mapping present in @after but not in @before. */
+static uint8_t *new_map(struct map *before, int nb, struct map *after, int na,
+			size_t *len)
+{
+	int i, j;
+
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nb; j++)
+			if (after[i].start == before[j].start)
+				break;
+		if (j == nb) {
+			*len = after[i].end - after[i].start;
+			return (uint8_t *)after[i].start;
+		}
+	}
+	return NULL;
+}
+
+struct env {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	union ibv_gid gid;
+	uint8_t *buf;
+};
+
+static struct ibv_qp *make_qp(struct env *e, uint8_t **region, size_t *len)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = e->cq, .recv_cq = e->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct map before[MAX_MAPS], after[MAX_MAPS];
+	int nb = uverbs_maps(before), na;
+	struct ibv_qp *qp = ibv_create_qp(e->pd, &ia);
+
+	if (!qp)
+		return NULL;
+	na = uverbs_maps(after);
+	*region = new_map(before, nb, after, na, len);
+	return qp;
+}
+
+static int connect_qp(struct env *e, struct ibv_qp *qp, uint32_t dqpn)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid = e->gid;
+	a.ah_attr.grh.sgid_index = gid_index;
+	a.ah_attr.grh.hop_limit = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 8;
+	a.retry_cnt = 1;
+	a.rnr_retry = 1;
+	a.max_rd_atomic = 4;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* Drains completions until none arrives for 100 ms (at most 5 s). */
+static int settle(struct env *e)
+{
+	struct ibv_wc wc[16];
+	int idle = 0, total = 0, n;
+
+	while (idle < 100 && total < 5000) {
+		n = ibv_poll_cq(e->cq, 16, wc);
+		if (n < 0)
+			return -1;
+		if (n) {
+			idle = 0;
+		} else {
+			usleep(1000);
+			idle++;
+			total++;
+		}
+	}
+	return 0;
+}
+
+/* Rings the doorbell of a hand-made WQE and wakes the engine. */
+static void ring(struct ibv_context *ctx, volatile uint32_t *db, uint32_t v)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	*db = v;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* Always wake: MLX_HW_IOCTL_WAKE = _IO(0xb7, 1). */
+	ioctl(ctx->cmd_fd, (0xb7 << 8) | 1);
+}
+
+static int round_(struct env *e, int r)
+{
+	struct ibv_qp *a, *b;
+	uint8_t *ra, *rb;
+	size_t la, lb;
+	volatile uint32_t *dba, *dbb;
+	int i, k;
+
+	a = make_qp(e, &ra, &la);
+	b = make_qp(e, &rb, &lb);
+	if (!a || !b || !ra || !rb || la < 8192 || lb < 8192) {
+		fprintf(stderr, "round %d: QP or its mapping not found\n", r);
+		return -1;
+	}
+	if (connect_qp(e, a, b->qp_num) || connect_qp(e, b, a->qp_num)) {
+		fprintf(stderr, "round %d: connect: %s\n", r, strerror(errno));
+		return -1;
+	}
+	dba = (volatile uint32_t *)ra;
+	dbb = (volatile uint32_t *)rb;
+
+	/* Receive WQEs on b (RQ after the 8 x 64-byte SQ slots), some sane. */
+	for (i = 0; i < 4; i++) {
+		uint8_t *slot = rb + 4096 + 512 + i * 32;
+
+		for (k = 0; k < 32; k += 8)
+			*(uint64_t *)(slot + k) = rnd();
+		if (rnd() & 3) {
+			*(uint32_t *)(slot + 8) = 1;		/* num_sge */
+			*(uint32_t *)(slot + 16) = 4096;	/* byte_count */
+			*(uint32_t *)(slot + 20) = e->mr->lkey;
+			*(uint64_t *)(slot + 24) = (uintptr_t)e->buf + 4096;
+		}
+	}
+	ring(e->ctx, &dbb[1], 4);
+
+	/* Garbage send WQEs on a, with plausible opcodes now and then. */
+	for (i = 0; i < 8; i++) {
+		uint8_t *slot = ra + 4096 + i * 64;
+
+		for (k = 0; k < 64; k += 8)
+			*(uint64_t *)(slot + k) = rnd();
+		if (rnd() & 3)
+			slot[8] = rnd() % 8;		/* opcode */
+		if (rnd() & 1)
+			slot[10] = rnd() % 3;		/* num_sge */
+		if (rnd() & 3) {
+			/* Plausible: signaled, one SGE, remote address on our MR. */
+			slot[9] = 2 | (rnd() & 4);	/* SIGNALED, SOLICITED */
+			slot[10] = 1;
+			*(uint64_t *)(slot + 16) = (uintptr_t)e->buf +
+						   (rnd() % 4096 & ~7ull);
+			*(uint32_t *)(slot + 24) = (rnd() & 7) ? e->mr->rkey :
+							       (uint32_t)rnd();
+		}
+		if (rnd() & 3) {
+			/* A data segment on our MR, maybe out of bounds, after
+			 * the raddr/atomic segments the opcode has (PRM 4.2).
+			 */
+			uint8_t op = slot[8];
+			int off = 16 + (op <= 1 || (op >= 4 && op <= 6) ? 16 : 0) +
+				  (op == 5 || op == 6 ? 16 : 0);
+			uint32_t *d = (uint32_t *)(slot + off);
+
+			d[0] = rnd() % ((rnd() & 3) ? 4096 : 65536);
+			d[1] = (rnd() & 7) ? e->mr->lkey : (uint32_t)rnd();
+			*(uint64_t *)&d[2] = (uintptr_t)e->buf + rnd() % 4096;
+		}
+	}
+	ring(e->ctx, &dba[0], 8);
+
+	/* Engine-owned fields and CQ words scribbled too. */
+	dba[2] = rnd();
+	dba[3] = rnd();
+	if (r % 4 == 1)
+		ring(e->ctx, &dba[0], 0x40000000u);	/* pi far out of range */
+	if (r % 4 == 2)
+		ring(e->ctx, &dbb[1], (uint32_t)rnd());
+	if (settle(e))
+		return -1;
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	return 0;
+}
+
+/* A fresh pair still moves data after all that. */
+static int sanity(struct env *e)
+{
+	struct ibv_sge s = { (uintptr_t)e->buf, 64, e->mr->lkey };
+	struct ibv_sge rs = { (uintptr_t)e->buf + 4096, 64, e->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_recv_wr rwr = { .wr_id = 2, .sg_list = &rs, .num_sge = 1 },
+		*rbad;
+	struct ibv_wc wc;
+	uint8_t *ra, *rb;
+	size_t la, lb;
+	struct ibv_qp *a = make_qp(e, &ra, &la), *b = make_qp(e, &rb, &lb);
+	int got = 0, spins = 0;
+
+	if (!a || !b || connect_qp(e, a, b->qp_num) ||
+	    connect_qp(e, b, a->qp_num))
+		return -1;
+	memset(e->buf, 0x5a, 64);
+	memset(e->buf + 4096, 0, 64);
+	if (ibv_post_recv(b, &rwr, &rbad) || ibv_post_send(a, &wr, &bad))
+		return -1;
+	while (got < 2 && spins++ < 5000) {
+		int n = ibv_poll_cq(e->cq, 1, &wc);
+
+		if (n < 0 || (n && wc.status != IBV_WC_SUCCESS)) {
+			fprintf(stderr, "sanity: %s\n",
+				ibv_wc_status_str(wc.status));
+			return -1;
+		}
+		got += n;
+		if (!n)
+			usleep(1000);
+	}
+	if (got < 2 || memcmp(e->buf, e->buf + 4096, 64))
+		return -1;
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list;
+	struct env e = {};
+	int i, n, rounds = 200, opt;
+
+	while ((opt = getopt(argc, argv, "d:g:n:")) != -1) {
+		if (opt == 'd')
+			dev_name = optarg;
+		else if (opt == 'g')
+			gid_index = atoi(optarg);
+		else if (opt == 'n')
+			rounds = atoi(optarg);
+		else
+			return 2;
+	}
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
+			e.ctx = ibv_open_device(list[i]);
+	if (!e.ctx || ibv_query_gid(e.ctx, 1, gid_index, &e.gid)) {
+		fprintf(stderr, "cannot open %s\n", dev_name);
+		return 1;
+	}
+	e.pd = ibv_alloc_pd(e.ctx);
+	e.cq = ibv_create_cq(e.ctx, 1024, NULL, NULL, 0);
+	e.buf = aligned_alloc(4096, 8192);
+	e.mr = e.buf ? ibv_reg_mr(e.pd, e.buf, 8192, IBV_ACCESS_LOCAL_WRITE |
+				  IBV_ACCESS_REMOTE_WRITE |
+				  IBV_ACCESS_REMOTE_READ |
+				  IBV_ACCESS_REMOTE_ATOMIC) : NULL;
+	if (!e.pd || !e.cq || !e.mr) {
+		fprintf(stderr, "setup: %s\n", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < rounds; i++)
+		if (round_(&e, i))
+			return 1;
+	/* Drain async events (QP_FATAL etc.) without blocking. */
+	{
+		struct pollfd pfd = { .fd = e.ctx->async_fd, .events = POLLIN };
+		struct ibv_async_event ev;
+
+		while (poll(&pfd, 1, 0) == 1 && !ibv_get_async_event(e.ctx, &ev))
+			ibv_ack_async_event(&ev);
+	}
+	if (sanity(&e)) {
+		fprintf(stderr, "FAIL: device unusable after fuzzing\n");
+		return 1;
+	}
+	printf("PASS %d fuzz rounds\n", rounds);
+	return 0;
+}
