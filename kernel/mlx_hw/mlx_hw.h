@@ -53,8 +53,9 @@
 #define MLX_HW_WQE_SEG		16	/* segment alignment */
 #define MLX_HW_GRH_LEN		40
 
-/* WQEs executed per QP and pass (fairness between QPs). */
+/* WQEs, and packets of one message, per QP and pass (fairness). */
 #define MLX_HW_WQE_BUDGET	16
+#define MLX_HW_PKT_BUDGET	64
 
 /* enum ibv_wc_status values written to CQEs. */
 enum mlx_hw_wc_status {
@@ -611,6 +612,7 @@ enum mlx_hw_comp_result {
 	MLX_HW_COMP_DONE,		/* WQE completed (CQE written if any) */
 	MLX_HW_COMP_RETRY,		/* retry the WQE later (timer armed) */
 	MLX_HW_COMP_ERROR,		/* WQE completed in error, QP in ERR */
+	MLX_HW_COMP_YIELD,		/* packet budget used, resume later */
 };
 enum mlx_hw_comp_result mlx_hw_completer(struct mlx_hw_qp *qp,
 					 struct mlx_hw_pkt *pkt,

@@ -255,6 +255,7 @@ static enum mlx_hw_comp_result mlx_hw_req_message(struct mlx_hw_qp *qp,
 	u32 mtu = qp->ibx.qp_type == IB_UVERBS_QPT_UD ? READ_ONCE(dev->mtu) :
 							 qp->mtu;
 	u32 total = wqe->sgl.total, last = qp->req.npkts - 1;
+	u32 first = qp->req.pkt_idx;
 	struct mlx_hw_cursor src = { .sgl = &wqe->sgl };
 	enum mlx_hw_comp_result res;
 	bool write = wqe->opcode == MLX_HW_OP_RDMA_WRITE ||
@@ -267,7 +268,12 @@ static enum mlx_hw_comp_result mlx_hw_req_message(struct mlx_hw_qp *qp,
 	pkt->dma_len = total;
 	mlx_hw_cursor_skip(&src, qp->req.pkt_idx * mtu);
 
-	for (i = qp->req.pkt_idx; i <= last; i++) {
+	for (i = first; i <= last; i++) {
+		/* Long messages yield to other QPs; pkt_idx resumes them. */
+		if (i - first >= MLX_HW_PKT_BUDGET) {
+			qp->req.pkt_idx = i;
+			return MLX_HW_COMP_YIELD;
+		}
 		pkt->flags = 0;
 		if (i == 0)
 			pkt->flags |= MLX_HW_PKT_FIRST;
@@ -289,12 +295,12 @@ static enum mlx_hw_comp_result mlx_hw_req_message(struct mlx_hw_qp *qp,
 		mlx_hw_cursor_skip(&src, pkt->paylen);
 
 		mlx_hw_loopback_xmit(dev, pkt, resp);
-		if (qp->ibx.qp_type != IB_UVERBS_QPT_RC)
-			continue;	/* unreliable: no responses */
-		res = mlx_hw_completer(qp, pkt, resp);
-		if (res != MLX_HW_COMP_NEXT)
-			return res;
-		qp->req.pkt_idx = i + 1;
+		if (qp->ibx.qp_type == IB_UVERBS_QPT_RC) {
+			res = mlx_hw_completer(qp, pkt, resp);
+			if (res != MLX_HW_COMP_NEXT)
+				return res;
+			qp->req.pkt_idx = i + 1;	/* acknowledged */
+		}
 		cond_resched();
 	}
 	/* UC and UD: done once sent. */
@@ -421,9 +427,15 @@ bool mlx_hw_requester(struct mlx_hw_qp *qp, u64 *next_timer)
 			mlx_hw_complete_wqe(qp, MLX_HW_WC_LOC_PROT_ERR, 0);
 			continue;
 		}
-		if (mlx_hw_req_execute(qp) == MLX_HW_COMP_RETRY) {
+		switch (mlx_hw_req_execute(qp)) {
+		case MLX_HW_COMP_RETRY:
 			mlx_hw_sgl_park(&qp->req.wqe.sgl);
 			*next_timer = min(*next_timer, qp->req.wait_until);
+			return did;
+		case MLX_HW_COMP_YIELD:
+			mlx_hw_sgl_park(&qp->req.wqe.sgl);
+			return did;
+		default:
 			break;
 		}
 	}
