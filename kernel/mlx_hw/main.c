@@ -118,8 +118,13 @@ static int mlx_hw_add(const char *name)
 	spin_unlock(&mlx_hw_devices_lock);
 	mutex_unlock(&mlx_hw_bind_mutex);
 
-	/* GIDs and port state from the netdev's current configuration. */
-	mlx_hw_gid_work(&dev->gid_work);
+	/*
+	 * GIDs and port state from the netdev's current configuration; the
+	 * work item also serves the address notifiers, and never runs
+	 * concurrently with itself.
+	 */
+	schedule_work(&dev->gid_work);
+	flush_work(&dev->gid_work);
 	mlx_hw_update_port_state(dev);
 	pr_info("mlx_hw: %s bound to %s\n", dev->ibx.name, ndev->name);
 	return 0;

@@ -348,17 +348,12 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 		qp->flow_label = attr->ah_attr.flow_label;
 	}
 	if (mask & IBX_QP_STATE) {
-		switch (attr->qp_state) {
-		case IBX_QPS_RESET:
+		if (attr->qp_state == IBX_QPS_RESET)
 			mlx_hw_qp_reset(qp);
-			break;
-		case IBX_QPS_ERR:
-		case IBX_QPS_SQE:
-			/* Outstanding WQEs are flushed by the engine. */
-			break;
-		default:
-			break;
-		}
+		/*
+		 * ERR (and SQE, which this model treats as ERR): the engine
+		 * flushes the outstanding WQEs after the kick below.
+		 */
 		WRITE_ONCE(qp->state, attr->qp_state == IBX_QPS_SQE ?
 				      IBX_QPS_ERR : attr->qp_state);
 	}
