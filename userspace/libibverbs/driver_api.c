@@ -59,7 +59,8 @@ const struct ibx_provider *ibx_match_provider(const char *ibdev_name)
 /* <directory of the loaded libibverbs.so.1>/ibx-verbs */
 static int provider_dir(char *buf, size_t len)
 {
-	const char *env = getenv("IBX_PROVIDER_DIR");
+	/* secure_getenv: a setuid program must not load code named by its caller. */
+	const char *env = secure_getenv("IBX_PROVIDER_DIR");
 	Dl_info info;
 	char *slash;
 
