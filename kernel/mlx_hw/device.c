@@ -130,9 +130,9 @@ void mlx_hw_update_port_state(struct mlx_hw_dev *dev)
 {
 	bool up = mlx_hw_carrier(dev);
 
-	if (up == dev->port_active)
+	if (up == READ_ONCE(dev->port_active))
 		return;
-	dev->port_active = up;
+	WRITE_ONCE(dev->port_active, up);
 	ibx_port_event(&dev->ibx, 1,
 		       up ? IBX_EVENT_PORT_ACTIVE : IBX_EVENT_PORT_ERR);
 }

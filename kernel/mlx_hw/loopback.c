@@ -15,12 +15,16 @@ void mlx_hw_loopback_xmit(struct mlx_hw_dev *src, struct mlx_hw_pkt *pkt,
 	struct mlx_hw_qp *qp = NULL;
 
 	resp->kind = MLX_HW_RESP_NONE;
+	/* A port without carrier sends nothing (RC retries, then fails). */
+	if (!READ_ONCE(src->port_active))
+		return;
 	mlx_hw_count(src, MLX_HW_CNT_TX_PACKETS, 1);
 	mlx_hw_count(src, MLX_HW_CNT_TX_BYTES, pkt->paylen);
 
 	spin_lock(&mlx_hw_devices_lock);
 	list_for_each_entry(dev, &mlx_hw_devices, list) {
-		if (!dev->port_active || !mlx_hw_dev_has_gid(dev, &pkt->dgid))
+		if (!READ_ONCE(dev->port_active) ||
+		    !mlx_hw_dev_has_gid(dev, &pkt->dgid))
 			continue;
 		dst = dev;
 		/* The QP reference keeps the device alive (destroy waits). */
