@@ -203,6 +203,14 @@ static bool mlx_hw_service_qp(struct mlx_hw_qp *qp, u64 *next_timer)
 	case IBX_QPS_RTS:
 		did = mlx_hw_requester(qp, next_timer);
 		break;
+	case IBX_QPS_SQD:
+		did = mlx_hw_requester(qp, next_timer);
+		if (!qp->req.have_wqe && qp->sqd_notify) {
+			qp->sqd_notify = false;
+			ibx_qp_event(&qp->ibx, IBX_EVENT_SQ_DRAINED);
+			did = true;
+		}
+		break;
 	case IBX_QPS_ERR:
 		did = mlx_hw_flush_sq(qp);
 		mutex_lock(&qp->rq_lock);

@@ -451,6 +451,7 @@ struct mlx_hw_qp {
 	u32 sq_ci;			/* private SQ consumer index */
 	u32 rq_ci;			/* private RQ consumer index */
 	bool db_corrupt;		/* a doorbell was out of range */
+	bool sqd_notify;		/* raise SQ_DRAINED once drained */
 
 	/* Attributes the data path uses (copied in modify_qp). */
 	u32 qkey;

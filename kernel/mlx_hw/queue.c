@@ -350,6 +350,10 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 	if (mask & IBX_QP_STATE) {
 		if (attr->qp_state == IBX_QPS_RESET)
 			mlx_hw_qp_reset(qp);
+		/* IBA 11.6.3: SQ_DRAINED when the send queue has drained. */
+		qp->sqd_notify = attr->qp_state == IBX_QPS_SQD &&
+				 (mask & IBX_QP_EN_SQD_ASYNC_NOTIFY) &&
+				 attr->en_sqd_async_notify;
 		/*
 		 * ERR (and SQE, which this model treats as ERR): the engine
 		 * flushes the outstanding WQEs after the kick below.

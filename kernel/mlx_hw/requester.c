@@ -383,7 +383,8 @@ static void mlx_hw_fetch_wqe(struct mlx_hw_qp *qp)
 }
 
 /*
- * Runs up to MLX_HW_WQE_BUDGET WQEs of a QP in RTS; sq_lock held.
+ * Runs up to MLX_HW_WQE_BUDGET WQEs of a QP in RTS (in SQD: only the one in
+ * flight); sq_lock held.
  * Returns true if it did anything; lowers *next_timer to the time a
  * waiting retry is due.
  */
@@ -393,7 +394,13 @@ bool mlx_hw_requester(struct mlx_hw_qp *qp, u64 *next_timer)
 	bool did = false;
 	u32 pi;
 
-	while (budget-- && READ_ONCE(qp->state) == IBX_QPS_RTS) {
+	while (budget--) {
+		int state = READ_ONCE(qp->state);
+
+		/* SQD finishes the message in flight but starts no new one. */
+		if (state != IBX_QPS_RTS &&
+		    !(state == IBX_QPS_SQD && qp->req.have_wqe))
+			break;
 		if (!qp->req.have_wqe) {
 			if (qp->db_corrupt)
 				break;

@@ -930,6 +930,36 @@ static int test_dereg_waiting(struct ctx *c)
 	return 0;
 }
 
+/* RTS -> SQD raises SQ_DRAINED; WQEs posted in SQD run after SQD -> RTS. */
+static int test_sqd(struct ctx *c)
+{
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_SQD,
+				  .en_sqd_async_notify = 1 };
+	struct ibv_wc wc, rwc;
+	struct pair p;
+
+	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
+		return -1;
+	CHECK(!ibv_modify_qp(p.a, &qa, IBV_QP_STATE |
+			     IBV_QP_EN_SQD_ASYNC_NOTIFY), "to SQD: %s",
+	      strerror(errno));
+	if (wait_async(c, IBV_EVENT_SQ_DRAINED))
+		return -1;
+	CHECK(!post_recv(c, p.b, NULL, DST, 64, 9), "post_recv");
+	CHECK(!post_send(c, p.a, IBV_WR_SEND, SRC, 10, IBV_SEND_SIGNALED, 1,
+			 0, 0, NULL, 0), "post");
+	CHECK(!poll_none(c->cq), "a WQE ran in SQD");
+	qa.qp_state = IBV_QPS_RTS;
+	CHECK(!ibv_modify_qp(p.a, &qa, IBV_QP_STATE), "to RTS: %s",
+	      strerror(errno));
+	if (poll_two(c, 1, 9, &wc, &rwc))
+		return -1;
+	CHECK_WC(wc, IBV_WC_SUCCESS, IBV_WC_SEND, -1);
+	CHECK_WC(rwc, IBV_WC_SUCCESS, IBV_WC_RECV, 10);
+	pair_destroy(&p);
+	return 0;
+}
+
 /* Counters of sysfs hw_counters move with traffic. */
 static int test_counters(struct ctx *c)
 {
@@ -966,6 +996,7 @@ static const struct {
 	{ "cq_overrun", test_cq_overrun },
 	{ "srq_limit", test_srq_limit },
 	{ "dereg_waiting", test_dereg_waiting },
+	{ "sqd", test_sqd },
 	{ "counters", test_counters },
 };
 
