@@ -226,14 +226,14 @@ static inline struct mlx_hw_mr *to_mmr(struct ibx_mr *m)
 
 struct mlx_hw_cq {
 	struct ibx_cq ibx;		/* must be first */
-	struct mlx_hw_obj_ref obj;
-	u32 cqn;
+	struct mlx_hw_obj_ref obj;	/* engine users (arm scans) */
+	u32 cqn;			/* index in dev->cq_xa */
 	struct mlx_hw_region *region;	/* doorbell page + ring */
-	u64 mmap_key;
+	u64 mmap_key;			/* of region in the owner's context */
 	struct mlx_hw_cq_db *db;	/* in region */
 	struct mlx_hw_cqe *ring;	/* in region */
 	u32 entries;			/* power of two */
-	u32 log_entries;
+	u32 log_entries;		/* log2(entries), for the owner bit */
 	spinlock_t lock;		/* serializes CQE production */
 	u32 pi;				/* private producer index */
 	u32 arm_sn;			/* last arm sequence number seen */
@@ -281,14 +281,14 @@ struct mlx_hw_cursor {
 
 struct mlx_hw_srq {
 	struct ibx_srq ibx;		/* must be first */
-	u32 srqn;
-	struct mlx_hw_region *region;
-	u64 mmap_key;
-	struct mlx_hw_srq_db *db;
-	void *ring;
-	u32 wqe_cnt;
-	u32 stride;
-	u32 max_sge;
+	u32 srqn;			/* index in dev->srq_xa */
+	struct mlx_hw_region *region;	/* doorbell page + ring */
+	u64 mmap_key;			/* of region in the owner's context */
+	struct mlx_hw_srq_db *db;	/* in region */
+	void *ring;			/* in region */
+	u32 wqe_cnt;			/* power of two */
+	u32 stride;			/* bytes per receive WQE, power of two */
+	u32 max_sge;			/* data segments a WQE may have */
 	struct mutex lock;		/* taking WQEs, modify */
 	u32 ci;				/* private consumer index */
 	u32 limit;			/* 0 = limit event disarmed */
@@ -301,28 +301,25 @@ static inline struct mlx_hw_srq *to_msrq(struct ibx_srq *s)
 
 /* The private, validated copy of a send WQE. */
 struct mlx_hw_send_wqe {
-	u64 wr_id;
+	u64 wr_id;			/* returned in the CQE */
 	u8 opcode;			/* enum mlx_hw_wqe_opcode */
-	u8 flags;			/* enum mlx_hw_wqe_flags */
-	__be32 imm_data;
-	u32 invalidate_rkey;
-	/* UD */
-	union ibx_gid dgid;
-	u32 remote_qpn;
-	u32 remote_qkey;
-	u8 sgid_index;
-	u8 hop_limit;
-	u8 traffic_class;
-	u32 flow_label;
-	/* BIND_MW */
-	struct mlx_hw_wqe_bind bind;
-	/* RDMA / atomic */
-	u64 raddr;
-	u32 rkey;
-	u64 swap_add;
-	u64 compare;
-	struct mlx_hw_sgl sgl;		/* local data */
-	u8 inline_data[MLX_HW_MAX_INLINE];
+	u8 flags;			/* enum mlx_hw_wqe_flags (+ sq_sig_all) */
+	__be32 imm_data;		/* *_IMM: network order */
+	u32 invalidate_rkey;		/* SEND_INV, LOCAL_INV */
+	union ibx_gid dgid;		/* UD: destination GID */
+	u32 remote_qpn;			/* UD: destination QP */
+	u32 remote_qkey;		/* UD: Q_Key (QP's if bit 31 was set) */
+	u8 sgid_index;			/* UD: source GID index */
+	u8 hop_limit;			/* UD: GRH hop limit */
+	u8 traffic_class;		/* UD: GRH traffic class */
+	u32 flow_label;			/* UD: GRH flow label */
+	struct mlx_hw_wqe_bind bind;	/* BIND_MW: the raw bind segment */
+	u64 raddr;			/* RDMA/atomic: remote address */
+	u32 rkey;			/* RDMA/atomic: remote key */
+	u64 swap_add;			/* atomics: swap or add value */
+	u64 compare;			/* CMP_SWP: compare value */
+	struct mlx_hw_sgl sgl;		/* local data (or inline_data) */
+	u8 inline_data[MLX_HW_MAX_INLINE]; /* INLINE: copied from the WQE */
 };
 
 /* The private copy of a taken receive WQE. */
@@ -352,33 +349,27 @@ enum mlx_hw_pkt_op {
  * pages instead of carrying them.
  */
 struct mlx_hw_pkt {
-	enum mlx_hw_pkt_op op;
-	u32 flags;			/* MLX_HW_PKT_* */
+	enum mlx_hw_pkt_op op;		/* BTH opcode kind */
+	u32 flags;			/* MLX_HW_PKT_*: position, SE, headers */
 	u32 qp_type;			/* IB_UVERBS_QPT_* of the sender */
-	u32 psn;
-	u32 dest_qpn;
-	u32 src_qpn;
-	/* RETH */
-	u64 va;
-	u32 rkey;
-	u32 dma_len;
-	/* ImmDt / IETH */
-	__be32 imm_data;
-	u32 inv_rkey;
-	/* AtomicETH */
-	u64 swap_add;
-	u64 compare;
-	/* DETH */
-	u32 qkey;
-	/* GRH */
-	union ibx_gid sgid;
-	union ibx_gid dgid;
-	u8 traffic_class;
-	u8 hop_limit;
-	u32 flow_label;
-	/* payload */
-	struct mlx_hw_cursor payload;
-	u32 paylen;
+	u32 psn;			/* BTH PSN, 24 bits */
+	u32 dest_qpn;			/* BTH destination QP */
+	u32 src_qpn;			/* DETH source QP / sender's QPN */
+	u64 va;				/* RETH/AtomicETH virtual address */
+	u32 rkey;			/* RETH/AtomicETH remote key */
+	u32 dma_len;			/* RETH DMA length (whole message) */
+	__be32 imm_data;		/* ImmDt, network order */
+	u32 inv_rkey;			/* IETH: key to invalidate */
+	u64 swap_add;			/* AtomicETH swap or add data */
+	u64 compare;			/* AtomicETH compare data */
+	u32 qkey;			/* DETH Q_Key */
+	union ibx_gid sgid;		/* GRH source GID */
+	union ibx_gid dgid;		/* GRH destination GID */
+	u8 traffic_class;		/* GRH traffic class */
+	u8 hop_limit;			/* GRH hop limit */
+	u32 flow_label;			/* GRH flow label */
+	struct mlx_hw_cursor payload;	/* where the payload bytes are */
+	u32 paylen;			/* payload bytes of this packet */
 };
 
 /* What a responder answers (AETH syndromes and response payloads). */
@@ -427,15 +418,17 @@ struct mlx_hw_resp_state {
 
 struct mlx_hw_qp {
 	struct ibx_qp ibx;		/* must be first */
-	struct mlx_hw_obj_ref obj;
+	struct mlx_hw_obj_ref obj;	/* engine and loopback users */
 	struct mlx_hw_region *region;	/* doorbell page + SQ + RQ */
-	u64 mmap_key;
-	struct mlx_hw_qp_db *db;
+	u64 mmap_key;			/* of region in the owner's context */
+	struct mlx_hw_qp_db *db;	/* in region */
 	void *sq;			/* ring base */
 	void *rq;			/* ring base, NULL with an SRQ */
-	u32 sq_wqe_cnt, sq_stride, sq_hdr;
-	u32 rq_wqe_cnt, rq_stride;
-	u32 max_send_sge, max_recv_sge, max_inline;
+	u32 sq_wqe_cnt, sq_stride;	/* SQ geometry (docs/prm.md 4.1) */
+	u32 sq_hdr;			/* header bytes the stride reserves */
+	u32 rq_wqe_cnt, rq_stride;	/* RQ geometry (0 with an SRQ) */
+	u32 max_send_sge, max_recv_sge;	/* capacities reported back */
+	u32 max_inline;			/* inline bytes a WQE may carry */
 	void *wqe_buf;			/* sq_stride bytes: fetched WQE copy */
 
 	/*
@@ -454,20 +447,23 @@ struct mlx_hw_qp {
 	bool sqd_notify;		/* raise SQ_DRAINED once drained */
 
 	/* Attributes the data path uses (copied in modify_qp). */
-	u32 qkey;
-	u32 dest_qpn;
+	u32 qkey;			/* UD: Q_Key received datagrams need */
+	u32 dest_qpn;			/* RC/UC: the connected QP */
 	u32 sq_psn;			/* next PSN to send */
 	u32 rq_psn;			/* expected PSN */
 	u32 access;			/* IB_UVERBS_ACCESS_* of the QP */
 	u32 mtu;			/* path MTU, bytes */
-	u8 min_rnr_timer, rnr_retry, retry_cnt, timeout;
-	union ibx_gid dgid;
-	u8 sgid_index;
-	u8 hop_limit, traffic_class;
-	u32 flow_label;
+	u8 min_rnr_timer;		/* RNR NAK timer code we answer with */
+	u8 rnr_retry;			/* RNR retries (7 = forever) */
+	u8 retry_cnt;			/* transport retries */
+	u8 timeout;			/* local ACK timeout code */
+	union ibx_gid dgid;		/* RC/UC: destination GID */
+	u8 sgid_index;			/* RC/UC: source GID index */
+	u8 hop_limit, traffic_class;	/* RC/UC: GRH fields */
+	u32 flow_label;			/* RC/UC: GRH flow label */
 
-	struct mlx_hw_req req;
-	struct mlx_hw_resp_state resp;
+	struct mlx_hw_req req;		/* send side, under sq_lock */
+	struct mlx_hw_resp_state resp;	/* receive side, under rq_lock */
 };
 
 static inline struct mlx_hw_qp *to_mqp(struct ibx_qp *q)
