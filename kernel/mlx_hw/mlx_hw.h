@@ -102,7 +102,7 @@ enum mlx_hw_counter {
  * outlive the object that allocated it.
  */
 struct mlx_hw_region {
-	struct kref ref;
+	struct kref ref;		/* owner + each mapping + each key */
 	void *vaddr;		/* vmalloc_user() memory, page aligned */
 	size_t size;		/* bytes, multiple of PAGE_SIZE */
 	bool read_only;		/* mapped without write permission */
@@ -126,16 +126,16 @@ struct mlx_hw_dev {
 	struct work_struct remove_work;	/* removal after NETDEV_UNREGISTER */
 
 	/* Copy of the GID table for loopback lookups from the engine. */
-	spinlock_t gid_lock;
-	union ibx_gid gid[IBX_GID_TABLE_LEN];
-	bool gid_valid[IBX_GID_TABLE_LEN];
+	spinlock_t gid_lock;		/* protects gid, gid_valid */
+	union ibx_gid gid[IBX_GID_TABLE_LEN];	/* port 1 GIDs */
+	bool gid_valid[IBX_GID_TABLE_LEN];	/* entry in use */
 	unsigned int mtu;		/* active path MTU bytes (from netdev) */
 
 	/* Engine thread and its shared page. */
-	struct mlx_hw_region *engine_region;
-	struct mlx_hw_engine_page *engine_page;
-	struct task_struct *engine;
-	wait_queue_head_t engine_wq;
+	struct mlx_hw_region *engine_region;	/* mapped read-only */
+	struct mlx_hw_engine_page *engine_page;	/* engine_region->vaddr */
+	struct task_struct *engine;	/* the engine thread */
+	wait_queue_head_t engine_wq;	/* where it sleeps */
 	atomic_t kick;			/* set by WAKE / kernel events */
 	unsigned long next_qpn_scan;	/* round-robin position */
 
@@ -145,11 +145,10 @@ struct mlx_hw_dev {
 	struct xarray mr_xa;		/* key index -> mlx_hw_mr */
 	u32 qp_next, cq_next, mr_next;	/* xa_alloc_cyclic cursors */
 	atomic_t mr_keybyte;		/* low byte of the next key */
-	atomic_t srq_count;
-	u32 srq_next;
+	u32 srq_next;			/* xa_alloc_cyclic cursor */
 	struct xarray srq_xa;		/* srqn -> mlx_hw_srq (numbering only) */
 
-	atomic64_t counters[MLX_HW_NUM_COUNTERS];
+	atomic64_t counters[MLX_HW_NUM_COUNTERS];	/* hw_counters */
 };
 
 static inline struct mlx_hw_dev *to_mdev(struct ibx_device *ibx)
@@ -160,7 +159,7 @@ static inline struct mlx_hw_dev *to_mdev(struct ibx_device *ibx)
 struct mlx_hw_ucontext {
 	struct ibx_ucontext ibx;	/* must be first */
 	struct xarray mmap_xa;		/* key >> PAGE_SHIFT -> region (ref) */
-	u32 mmap_next;
+	u32 mmap_next;			/* xa_alloc_cyclic cursor */
 };
 
 static inline struct mlx_hw_ucontext *to_muctx(struct ibx_ucontext *u)
@@ -185,14 +184,14 @@ enum mlx_hw_key_kind {
 
 /* What mr_xa stores: the part common to MRs and MWs. */
 struct mlx_hw_key {
-	enum mlx_hw_key_kind kind;
+	enum mlx_hw_key_kind kind;	/* which object embeds it */
 	struct mlx_hw_obj_ref obj;	/* engine users */
 	u32 index;			/* slot in mr_xa = key >> 8 */
 };
 
 struct mlx_hw_mr {
 	struct ibx_mr ibx;		/* must be first */
-	struct mlx_hw_key key;
+	struct mlx_hw_key key;		/* in dev->mr_xa */
 	bool invalid;			/* invalidated by SEND_INV/LOCAL_INV */
 };
 
@@ -204,12 +203,12 @@ struct mlx_hw_mr {
  */
 struct mlx_hw_mw {
 	struct ibx_mw ibx;		/* must be first; ibx.rkey is current */
-	struct mlx_hw_key key;
-	spinlock_t lock;
-	bool bound;
+	struct mlx_hw_key key;		/* in dev->mr_xa */
+	spinlock_t lock;		/* protects the binding below */
+	bool bound;			/* usable for remote access */
 	u32 mr_lkey;			/* the MR the window is bound to */
 	u64 addr;			/* window start (virtual address) */
-	u64 length;
+	u64 length;			/* window bytes */
 	u32 access;			/* IB_UVERBS_ACCESS_REMOTE_* */
 	u32 qpn;			/* type 2: the QP it is bound to */
 };
@@ -251,7 +250,7 @@ struct mlx_hw_seg {
 	struct mlx_hw_mr *mr;		/* holds an obj ref; NULL when parked */
 	u32 key;			/* lkey (local lists) */
 	u64 off;			/* from the MR's iova */
-	u32 len;
+	u32 len;			/* bytes */
 };
 
 /*
@@ -266,15 +265,15 @@ struct mlx_hw_sgl {
 	const u8 *kbuf;			/* if set: the data, segs unused */
 	bool parked;			/* MR references dropped */
 	bool remote;			/* one rkey range: rkey, va, access */
-	u32 rkey;
-	u64 va;
-	u32 access;
-	struct mlx_hw_seg seg[MLX_HW_MAX_SGE];
+	u32 rkey;			/* remote: the key it was resolved from */
+	u64 va;				/* remote: start address */
+	u32 access;			/* remote: access it was checked for */
+	struct mlx_hw_seg seg[MLX_HW_MAX_SGE];	/* the ranges, in order */
 };
 
 /* A position inside an sgl. */
 struct mlx_hw_cursor {
-	const struct mlx_hw_sgl *sgl;
+	const struct mlx_hw_sgl *sgl;	/* the list walked */
 	u32 idx;			/* current segment */
 	u32 off;			/* offset in it (or in kbuf) */
 };
@@ -324,8 +323,8 @@ struct mlx_hw_send_wqe {
 
 /* The private copy of a taken receive WQE. */
 struct mlx_hw_recv_wqe {
-	u64 wr_id;
-	struct mlx_hw_sgl sgl;
+	u64 wr_id;			/* returned in the CQE */
+	struct mlx_hw_sgl sgl;		/* validated receive buffers */
 };
 
 /* Transport operations of a packet (kinds of IBA BTH opcodes). */
@@ -384,7 +383,7 @@ enum mlx_hw_resp_kind {
 };
 
 struct mlx_hw_resp {
-	enum mlx_hw_resp_kind kind;
+	enum mlx_hw_resp_kind kind;	/* ACK, NAK kind or no response */
 	u8 rnr_timer;			/* RNR NAK: the responder's min_rnr_timer */
 	u32 psn_span;			/* PSNs the request consumed */
 	u64 atomic_orig;		/* atomic ACK: original value */
@@ -394,7 +393,7 @@ struct mlx_hw_resp {
 /* Requester state of a QP (one WQE in flight in this model). */
 struct mlx_hw_req {
 	bool have_wqe;			/* wqe holds the current SQ WQE */
-	struct mlx_hw_send_wqe wqe;
+	struct mlx_hw_send_wqe wqe;	/* private copy of the WQE at sq_ci */
 	u32 npkts;			/* packets of the current message */
 	u32 pkt_idx;			/* next packet to (re)send */
 	struct mlx_hw_resp resp;	/* response to the last packet */
@@ -409,11 +408,10 @@ struct mlx_hw_resp_state {
 	bool in_msg;			/* a multi-packet message is in progress */
 	enum mlx_hw_pkt_op op;		/* of the message in progress */
 	bool have_rwqe;			/* rwqe taken for the message */
-	struct mlx_hw_recv_wqe rwqe;
+	struct mlx_hw_recv_wqe rwqe;	/* the receive WQE taken */
 	struct mlx_hw_cursor cur;	/* where the next payload goes */
 	u32 offset;			/* bytes received so far */
 	struct mlx_hw_sgl wr_dst;	/* RDMA WRITE target (one seg, ref) */
-	u32 wr_off;
 };
 
 struct mlx_hw_qp {
@@ -437,8 +435,8 @@ struct mlx_hw_qp {
 	 * packet on this QP and by modify/destroy.  Order: any sq_lock
 	 * before any rq_lock.
 	 */
-	struct mutex sq_lock;
-	struct mutex rq_lock;
+	struct mutex sq_lock;		/* requester side, see above */
+	struct mutex rq_lock;		/* responder side, see above */
 
 	int state;			/* enum ibx_qp_state, READ/WRITE_ONCE */
 	u32 sq_ci;			/* private SQ consumer index */
