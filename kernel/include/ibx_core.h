@@ -284,7 +284,10 @@ struct ibx_qp {
 	/*
 	 * Current attributes, owned by the core: updated after a successful
 	 * modify_qp, read by QUERY_QP.  Drivers keep their own copy of what
-	 * their data path needs.
+	 * their data path needs.  The one exception: a driver whose device
+	 * moves a QP to error on its own stores IBX_QPS_ERR into
+	 * attr.qp_state (WRITE_ONCE) so that QUERY_QP and the state machine
+	 * see it (the IBA lets the CI move a QP to Error by itself).
 	 */
 	struct ibx_qp_attr attr;
 	u64 user_handle;

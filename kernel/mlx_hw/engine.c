@@ -359,10 +359,13 @@ void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
 }
 
 /*
- * MLX_HW_IOCTL_WAKE: the doorbells are served right here, in the caller's
- * context, like a synchronous post; only leftover work (budget exhausted,
- * retry timers) wakes the engine thread.  A sleeping thread would otherwise
- * have to win a CPU against the busy-polling processes that rang.
+ * MLX_HW_IOCTL_WAKE: the doorbells that were rung are served right here, in
+ * the caller's context, so the first work request after an idle period does
+ * not wait for the thread to win a CPU against the busy-polling processes
+ * that rang.  The thread is woken as well, whatever is left: awake, it
+ * clears NEED_WAKEUP and polls for spin_us, so that the posts of a busy
+ * stream that follow find the engine awake and need no system call (the
+ * SQPOLL contract of docs/prm.md section 2).
  */
 void mlx_hw_engine_wake(struct mlx_hw_dev *dev)
 {
@@ -372,8 +375,7 @@ void mlx_hw_engine_wake(struct mlx_hw_dev *dev)
 	for (pass = 0; pass < 4; pass++)
 		if (!mlx_hw_engine_pass(dev, &next_timer))
 			break;
-	if (pass == 4 || next_timer != U64_MAX)
-		mlx_hw_engine_kick(dev);
+	mlx_hw_engine_kick(dev);
 }
 
 void mlx_hw_engine_kick(struct mlx_hw_dev *dev)
