@@ -22,7 +22,6 @@ WERROR ?= $(if $(CI),1,0)
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 PREFIX ?= /usr/local
 VALGRIND ?= OFF
-PACKAGE_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
 .PHONY: all modules modules-all userspace dkms-packages check check-unit demo \
 	install uninstall clean deps
