@@ -582,14 +582,9 @@ int ibx_cmd_destroy_cq(struct ibv_cq *cq)
 	if (ret)
 		return ret;
 
-	/*
-	 * The kernel reported how many events it queued for this CQ; the
-	 * memory may only go once the application acknowledged them all.
-	 */
-	pthread_mutex_lock(&cq->mutex);
-	while (cq->comp_events_completed != resp.comp_events_reported ||
-	       cq->async_events_completed != resp.async_events_reported)
-		pthread_cond_wait(&cq->cond, &cq->mutex);
-	pthread_mutex_unlock(&cq->mutex);
+	ibx_wait_events_acked(&cq->mutex, &cq->cond, &cq->comp_events_completed,
+			      resp.comp_events_reported);
+	ibx_wait_events_acked(&cq->mutex, &cq->cond, &cq->async_events_completed,
+			      resp.async_events_reported);
 	return 0;
 }

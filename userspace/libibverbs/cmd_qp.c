@@ -159,11 +159,8 @@ int ibx_cmd_destroy_srq(struct ibv_srq *srq)
 	if (ret)
 		return ret;
 
-	/* Wait until every async event reported for it was acknowledged. */
-	pthread_mutex_lock(&srq->mutex);
-	while (srq->events_completed != resp.events_reported)
-		pthread_cond_wait(&srq->cond, &srq->mutex);
-	pthread_mutex_unlock(&srq->mutex);
+	ibx_wait_events_acked(&srq->mutex, &srq->cond, &srq->events_completed,
+			      resp.events_reported);
 	return 0;
 }
 
@@ -495,10 +492,8 @@ int ibx_cmd_destroy_qp(struct ibv_qp *qp)
 	if (ret)
 		return ret;
 
-	pthread_mutex_lock(&qp->mutex);
-	while (qp->events_completed != resp.events_reported)
-		pthread_cond_wait(&qp->cond, &qp->mutex);
-	pthread_mutex_unlock(&qp->mutex);
+	ibx_wait_events_acked(&qp->mutex, &qp->cond, &qp->events_completed,
+			      resp.events_reported);
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #ifndef IBX_IBVERBS_PRIV_H
 #define IBX_IBVERBS_PRIV_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <infiniband/verbs.h>
@@ -104,5 +105,22 @@ int ibx_write_ex_cmd(int fd, uint32_t command, const void *req,
 
 /* Diagnostics go to stderr, as rdma-core's do. */
 #define ibx_warn(fmt, ...) fprintf(stderr, "libibverbs: " fmt, ##__VA_ARGS__)
+
+/*
+ * Destroying an object with events: the kernel reported how many events it
+ * queued for it; the memory may only go once the application acknowledged
+ * (ibv_ack_*_events) as many.  The counters only grow, so waiting for
+ * several of them one after the other is the same as waiting for all.
+ */
+static inline void ibx_wait_events_acked(pthread_mutex_t *mutex,
+					 pthread_cond_t *cond,
+					 const uint32_t *completed,
+					 uint32_t reported)
+{
+	pthread_mutex_lock(mutex);
+	while (*completed != reported)
+		pthread_cond_wait(cond, mutex);
+	pthread_mutex_unlock(mutex);
+}
 
 #endif /* IBX_IBVERBS_PRIV_H */
