@@ -170,7 +170,13 @@ static struct ibx_device *probe_uverbs(const char *dev_name)
 		return NULL;
 	d->provider = prov;
 	d->devnum = devnum;
-	d->index = -1;
+	/*
+	 * rdma-core learns the kernel's device index over netlink, which
+	 * ibx_uverbs does not serve; it names uverbsN after that index (one
+	 * IDA for both), so N is the index.
+	 */
+	if (sscanf(dev_name, "uverbs%d", &d->index) != 1 || d->index < 0)
+		d->index = -1;
 	snprintf(d->dev.dev_name, sizeof(d->dev.dev_name), "%s", dev_name);
 	snprintf(d->dev.name, sizeof(d->dev.name), "%s", ibdev);
 	snprintf(d->dev.dev_path, sizeof(d->dev.dev_path), "%s", path);
