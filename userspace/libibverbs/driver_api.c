@@ -259,6 +259,23 @@ void ibx_free_context(struct ibv_context *context)
 	free(priv);
 }
 
+/*
+ * verbs_context.create_cq_ex: pins the completion channel as ibv_create_cq
+ * does, since ibv_destroy_cq unpins it whichever verb created the CQ.
+ */
+static struct ibv_cq_ex *vctx_create_cq_ex(struct ibv_context *context,
+					   struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *cq = ctx_ops(context)->create_cq_ex(context, attr);
+
+	if (cq && attr->channel) {
+		pthread_mutex_lock(&context->mutex);
+		attr->channel->refcnt++;
+		pthread_mutex_unlock(&context->mutex);
+	}
+	return cq;
+}
+
 #define SET_IF(dst, src) do { if (src) (dst) = (src); } while (0)
 
 __ibx_export
@@ -279,7 +296,8 @@ void ibx_set_context_ops(struct verbs_context *vctx,
 	SET_IF(ctx->ops.post_recv, ops->post_recv);
 
 	SET_IF(vctx->query_device_ex, ops->query_device_ex);
-	SET_IF(vctx->create_cq_ex, ops->create_cq_ex);
+	if (ops->create_cq_ex)
+		vctx->create_cq_ex = vctx_create_cq_ex;
 	SET_IF(vctx->create_srq_ex, ops->create_srq_ex);
 	SET_IF(vctx->create_qp_ex, ops->create_qp_ex);
 	SET_IF(vctx->open_qp, ops->open_qp);
