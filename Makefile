@@ -2,6 +2,8 @@
 #
 #   make                 modules for KVER (default: newest installed headers) + userspace
 #   make modules-all     modules for every kernel in KVERS
+#   make userspace-valgrind   the same userspace with Valgrind annotations
+#                        (VALGRIND=ON) in build/valgrind, for the memcheck test
 #   make check           unit tests + VM suites for every kernel in KVERS
 #   make demo            build, boot a VM, load the stack, ibv_devinfo + RC ping-pong
 #   make install / uninstall   DKMS modules, udev rule, memlock limits, userspace
@@ -23,8 +25,8 @@ CMAKE_BUILD_TYPE ?= RelWithDebInfo
 PREFIX ?= /usr/local
 VALGRIND ?= OFF
 
-.PHONY: all modules modules-all userspace dkms-packages check check-unit demo \
-	install uninstall clean deps
+.PHONY: all modules modules-all userspace userspace-valgrind dkms-packages \
+	check check-unit demo install uninstall clean deps
 
 all: modules userspace
 
@@ -38,17 +40,28 @@ modules:
 modules-all:
 	@for k in $(KVERS); do scripts/build-modules $$k $(WERROR) || exit 1; done
 
-userspace:
-	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) \
+# cmake_userspace OUTPUT_DIR VALGRIND: configure and build userspace/ with
+# lib/ and bin/ under OUTPUT_DIR (CMake's own tree in OUTPUT_DIR/userspace).
+define cmake_userspace
+	cmake -S userspace -B $(1)/userspace -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) \
 		-DCMAKE_INSTALL_PREFIX=$(PREFIX) -DIBX_WERROR=$(WERROR) \
-		-DIBX_VALGRIND=$(VALGRIND) -DIBX_OUTPUT_DIR=$(BUILD) >/dev/null
-	cmake --build $(BUILD)/userspace -j$$(nproc) -- --no-print-directory
+		-DIBX_VALGRIND=$(2) -DIBX_OUTPUT_DIR=$(1) >/dev/null
+	cmake --build $(1)/userspace -j$$(nproc) -- --no-print-directory
+endef
+
+userspace:
+	$(call cmake_userspace,$(BUILD),$(VALGRIND))
+
+# A second, annotated build that never replaces build/lib: the VM test
+# tests/verbs/valgrind-pingpong.vmtest runs Debian's tools on it.
+userspace-valgrind:
+	$(call cmake_userspace,$(BUILD)/valgrind,ON)
 
 # DKMS binary packages of the modules, one per kernel (see scripts/dkms-package).
 dkms-packages:
 	@for k in $(KVERS); do scripts/dkms-package $$k || exit 1; done
 
-check: modules-all userspace dkms-packages
+check: modules-all userspace userspace-valgrind dkms-packages
 	scripts/check $(KVERS)
 
 check-unit: userspace
