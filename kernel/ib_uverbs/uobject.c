@@ -160,13 +160,20 @@ int ibx_uobj_destroy_cmd(struct ibx_ufile *uf, u32 handle,
 			 enum ibx_obj_type type, u32 *comp_events,
 			 u32 *async_events)
 {
+	const struct ibx_device_ops *ops = uf->core->ibdev->ops;
 	struct ibx_uobj *uo = ibx_uobj_lookup(uf, handle, type);
+	int ret;
 
 	if (!uo)
 		return -EINVAL;
 	/* A PD with MRs/QPs, a CQ with QPs, a QP with multicast groups... */
 	if (uo->usecnt || !list_empty(&uo->mcast))
 		return -EBUSY;
+	if (type == IBX_OBJ_MR && ops->begin_dereg_mr) {
+		ret = ops->begin_dereg_mr(uo->obj);
+		if (ret)
+			return ret;
+	}
 	ibx_uobj_hw_destroy(uo);
 	if (comp_events)
 		*comp_events = uo->comp_events_reported;

@@ -324,6 +324,13 @@ struct ibx_device_ops {
 
 	/* mr->umem, iova, length, access are set; assign lkey and rkey. */
 	int (*reg_mr)(struct ibx_mr *mr, struct ibx_udata *udata);
+	/*
+	 * Optional, asked before a consumer's DEREG_MR: an error refuses it
+	 * and the MR stays usable (-EINVAL: type 2 memory windows are bound
+	 * to it, IBA 10.6.7.2.6); 0 commits, dereg_mr follows.  Not asked at
+	 * teardown, where windows are freed before MRs.
+	 */
+	int (*begin_dereg_mr)(struct ibx_mr *mr);
 	void (*dereg_mr)(struct ibx_mr *mr);
 
 	int (*alloc_mw)(struct ibx_mw *mw, struct ibx_udata *udata);

@@ -193,6 +193,9 @@ struct mlx_hw_mr {
 	struct ibx_mr ibx;		/* must be first */
 	struct mlx_hw_key key;		/* in dev->mr_xa */
 	bool invalid;			/* invalidated by SEND_INV/LOCAL_INV */
+	spinlock_t mw_lock;		/* protects mw2_bound, dereg_begun */
+	u32 mw2_bound;			/* type 2 windows bound to it */
+	bool dereg_begun;		/* being deregistered: no new binds */
 };
 
 /*
@@ -443,6 +446,8 @@ struct mlx_hw_qp {
 	u32 rq_ci;			/* private RQ consumer index */
 	bool db_corrupt;		/* a doorbell was out of range */
 	bool sqd_notify;		/* raise SQ_DRAINED once drained */
+	bool comm_est;			/* COMM_EST raised since entering RTR */
+	bool last_wqe_reached;		/* SRQ: LAST_WQE_REACHED raised in ERR */
 
 	/* Attributes the data path uses (copied in modify_qp). */
 	u32 qkey;			/* UD: Q_Key received datagrams need */
@@ -526,6 +531,7 @@ struct mlx_hw_mr *mlx_hw_rkey_resolve(struct mlx_hw_dev *dev,
 				      u64 len, u32 access);
 int mlx_hw_invalidate(struct mlx_hw_dev *dev, struct ibx_pd *pd, u32 key);
 u8 mlx_hw_bind_mw(struct mlx_hw_qp *qp, const struct mlx_hw_wqe_bind *bind);
+int mlx_hw_begin_dereg_mr(struct ibx_mr *ibmr);
 
 /* queue.c */
 int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,

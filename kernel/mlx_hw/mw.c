@@ -34,6 +34,51 @@ int mlx_hw_alloc_mw(struct ibx_mw *ibmw, struct ibx_udata *udata)
 	return 0;
 }
 
+/*
+ * IBA 10.6.7.2.6: an MR with type 2 windows bound to it cannot be
+ * deregistered.  Binds count on the MR and a deregistration that began
+ * refuses new binds, so the check and the bind cannot cross.
+ */
+static bool mlx_hw_mr_bind_mw2(struct mlx_hw_mr *mr)
+{
+	bool ok;
+
+	spin_lock_bh(&mr->mw_lock);
+	ok = !mr->dereg_begun;
+	if (ok)
+		mr->mw2_bound++;
+	spin_unlock_bh(&mr->mw_lock);
+	return ok;
+}
+
+/* A type 2 window bound to the MR @lkey was invalidated or freed. */
+static void mlx_hw_mr_unbind_mw2(struct mlx_hw_dev *dev, u32 lkey)
+{
+	struct mlx_hw_mr *mr = mlx_hw_mr_get(dev, lkey);
+
+	if (!mr)
+		return;
+	spin_lock_bh(&mr->mw_lock);
+	if (!WARN_ON_ONCE(!mr->mw2_bound))
+		mr->mw2_bound--;
+	spin_unlock_bh(&mr->mw_lock);
+	mlx_hw_mr_put(mr);
+}
+
+int mlx_hw_begin_dereg_mr(struct ibx_mr *ibmr)
+{
+	struct mlx_hw_mr *mr = to_mmr(ibmr);
+	int err = 0;
+
+	spin_lock_bh(&mr->mw_lock);
+	if (mr->mw2_bound)
+		err = -EINVAL;
+	else
+		mr->dereg_begun = true;
+	spin_unlock_bh(&mr->mw_lock);
+	return err;
+}
+
 void mlx_hw_dealloc_mw(struct ibx_mw *ibmw)
 {
 	struct mlx_hw_dev *dev = to_mdev(ibmw->dev);
@@ -41,6 +86,9 @@ void mlx_hw_dealloc_mw(struct ibx_mw *ibmw)
 
 	xa_erase(&dev->mr_xa, mw->key.index);
 	mlx_hw_obj_drain(&mw->key.obj);
+	/* No engine user is left: the binding is stable. */
+	if (mw->ibx.type == 2 && mw->bound)
+		mlx_hw_mr_unbind_mw2(dev, mw->mr_lkey);
 }
 
 /* Looks up the MR or MW of a key index with an engine reference. */
@@ -112,6 +160,7 @@ int mlx_hw_invalidate(struct mlx_hw_dev *dev, struct ibx_pd *pd, u32 key)
 	struct mlx_hw_mr *mr;
 	struct mlx_hw_mw *mw;
 	int err = -EINVAL;
+	u32 mr_lkey = 0;
 
 	if (!k)
 		return -EINVAL;
@@ -128,9 +177,12 @@ int mlx_hw_invalidate(struct mlx_hw_dev *dev, struct ibx_pd *pd, u32 key)
 		if (mw->ibx.type == 2 && mw->ibx.rkey == key &&
 		    mw->ibx.pd == pd && mw->bound) {
 			mw->bound = false;
+			mr_lkey = mw->mr_lkey;
 			err = 0;
 		}
 		spin_unlock_bh(&mw->lock);
+		if (mr_lkey)
+			mlx_hw_mr_unbind_mw2(dev, mr_lkey);
 	}
 	mlx_hw_obj_put(&k->obj);
 	return err;
@@ -181,7 +233,8 @@ u8 mlx_hw_bind_mw(struct mlx_hw_qp *qp, const struct mlx_hw_wqe_bind *bind)
 		goto out;
 	spin_lock_bh(&mw->lock);
 	/* A type 2 window must be invalidated before it is bound again. */
-	if (mw->ibx.type == 2 && mw->bound) {
+	if (mw->ibx.type == 2 &&
+	    (mw->bound || !mlx_hw_mr_bind_mw2(mr))) {
 		spin_unlock_bh(&mw->lock);
 		goto out;
 	}

@@ -284,6 +284,7 @@ static void mlx_hw_qp_reset(struct mlx_hw_qp *qp)
 	qp->sq_ci = 0;
 	qp->rq_ci = 0;
 	qp->db_corrupt = false;
+	qp->last_wqe_reached = false;
 	memset(qp->db, 0, sizeof(*qp->db));
 }
 
@@ -350,6 +351,8 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 	if (mask & IBX_QP_STATE) {
 		if (attr->qp_state == IBX_QPS_RESET)
 			mlx_hw_qp_reset(qp);
+		if (attr->qp_state == IBX_QPS_RTR)
+			qp->comm_est = false;
 		/* IBA 11.6.3: SQ_DRAINED when the send queue has drained. */
 		qp->sqd_notify = attr->qp_state == IBX_QPS_SQD &&
 				 (mask & IBX_QP_EN_SQD_ASYNC_NOTIFY) &&

@@ -375,6 +375,13 @@ static void mlx_hw_fetch_wqe(struct mlx_hw_qp *qp)
 	status = mlx_hw_parse_wqe(qp);
 	if (status) {
 		mlx_hw_complete_wqe(qp, status, 0);
+		/*
+		 * A WQE no provider writes (unknown opcode or one the QP type
+		 * lacks, impossible segment count or inline length): a local
+		 * work queue catastrophic error besides the completion.
+		 */
+		if (status == MLX_HW_WC_LOC_QP_OP_ERR)
+			ibx_qp_event(&qp->ibx, IBX_EVENT_QP_FATAL);
 		return;
 	}
 	mtu = qp->ibx.qp_type == IB_UVERBS_QPT_UD ?

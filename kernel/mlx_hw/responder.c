@@ -219,6 +219,19 @@ static void mlx_hw_resp_error(struct mlx_hw_qp *qp, struct mlx_hw_resp *resp,
 	}
 }
 
+/*
+ * A receive WQE that cannot take the message: the event first (completing
+ * the WQE in error moves the QP to ERR, which would suppress it).
+ */
+static void mlx_hw_resp_recv_error(struct mlx_hw_qp *qp,
+				   struct mlx_hw_resp *resp, u8 status,
+				   enum mlx_hw_resp_kind kind,
+				   enum ibx_event_type event)
+{
+	mlx_hw_resp_error(qp, resp, kind, event);
+	mlx_hw_recv_complete(qp, status, MLX_HW_WC_RECV, 0, 0, 0, 0, 0, false);
+}
+
 /* Takes a receive WQE or answers RNR NAK (RC) / drops (UC, UD). */
 static bool mlx_hw_resp_get_rwqe(struct mlx_hw_qp *qp, struct mlx_hw_resp *resp)
 {
@@ -237,10 +250,8 @@ static bool mlx_hw_resp_get_rwqe(struct mlx_hw_qp *qp, struct mlx_hw_resp *resp)
 		return false;
 	}
 	if (ret) {
-		mlx_hw_recv_complete(qp, ret, MLX_HW_WC_RECV, 0, 0, 0, 0, 0,
-				     false);
-		mlx_hw_resp_error(qp, resp, MLX_HW_RESP_NAK_REM_OP,
-				  IBX_EVENT_QP_FATAL);
+		mlx_hw_resp_recv_error(qp, resp, ret, MLX_HW_RESP_NAK_REM_OP,
+				       IBX_EVENT_QP_FATAL);
 		return false;
 	}
 	return true;
@@ -274,17 +285,15 @@ static void mlx_hw_resp_send(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 
 	if ((u64)qp->resp.offset + pkt->paylen > qp->resp.rwqe.sgl.total) {
 		/* IBA 9.9.3.1.2: receive buffer too small. */
-		mlx_hw_recv_complete(qp, MLX_HW_WC_LOC_LEN_ERR, MLX_HW_WC_RECV,
-				     0, 0, 0, 0, 0, false);
-		mlx_hw_resp_error(qp, resp, MLX_HW_RESP_NAK_INV_REQ,
-				  IBX_EVENT_QP_REQ_ERR);
+		mlx_hw_resp_recv_error(qp, resp, MLX_HW_WC_LOC_LEN_ERR,
+				       MLX_HW_RESP_NAK_INV_REQ,
+				       IBX_EVENT_QP_REQ_ERR);
 		return;
 	}
 	if (mlx_hw_copy(&qp->resp.cur, &pkt->payload, pkt->paylen)) {
-		mlx_hw_recv_complete(qp, MLX_HW_WC_LOC_PROT_ERR, MLX_HW_WC_RECV,
-				     0, 0, 0, 0, 0, false);
-		mlx_hw_resp_error(qp, resp, MLX_HW_RESP_NAK_REM_OP,
-				  IBX_EVENT_QP_FATAL);
+		mlx_hw_resp_recv_error(qp, resp, MLX_HW_WC_LOC_PROT_ERR,
+				       MLX_HW_RESP_NAK_REM_OP,
+				       IBX_EVENT_QP_FATAL);
 		return;
 	}
 	qp->resp.offset += pkt->paylen;
@@ -488,6 +497,41 @@ static void mlx_hw_resp_ud(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 			     pkt->flags & MLX_HW_PKT_SOLICITED);
 }
 
+/*
+ * RDMA and atomic requests must be enabled by the QP's access flags; a
+ * request the QP does not support is an invalid request (IBA ch. 9
+ * responder error class C: RC answers an Invalid Request NAK, UC drops
+ * it), not an R_Key violation.
+ */
+static bool mlx_hw_resp_op_enabled(struct mlx_hw_qp *qp,
+				   const struct mlx_hw_pkt *pkt)
+{
+	switch (pkt->op) {
+	case MLX_HW_PKT_WRITE:
+		return qp->access & IB_UVERBS_ACCESS_REMOTE_WRITE;
+	case MLX_HW_PKT_READ_REQ:
+		return qp->access & IB_UVERBS_ACCESS_REMOTE_READ;
+	case MLX_HW_PKT_CMP_SWP:
+	case MLX_HW_PKT_FETCH_ADD:
+		return qp->access & IB_UVERBS_ACCESS_REMOTE_ATOMIC;
+	default:
+		return true;
+	}
+}
+
+/*
+ * IBA 11.6.3: the first packet a connected QP receives while in RTR raises
+ * the affiliated event Communication Established (once per entry to RTR).
+ */
+static void mlx_hw_resp_comm_est(struct mlx_hw_qp *qp, int state)
+{
+	if (state != IBX_QPS_RTR || qp->ibx.qp_type == IB_UVERBS_QPT_UD ||
+	    qp->comm_est)
+		return;
+	qp->comm_est = true;
+	ibx_qp_event(&qp->ibx, IBX_EVENT_COMM_EST);
+}
+
 void mlx_hw_responder(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 		      struct mlx_hw_resp *resp)
 {
@@ -501,6 +545,7 @@ void mlx_hw_responder(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 		return;
 	if (qp->ibx.qp_type != pkt->qp_type)
 		return;
+	mlx_hw_resp_comm_est(qp, state);
 
 	switch (qp->ibx.qp_type) {
 	case IB_UVERBS_QPT_UD:
@@ -535,10 +580,9 @@ void mlx_hw_responder(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 	/* A message in progress: take its MR references again. */
 	if (qp->resp.have_rwqe &&
 	    mlx_hw_sgl_unpark(to_mdev(qp->ibx.dev), qp, &qp->resp.rwqe.sgl)) {
-		mlx_hw_recv_complete(qp, MLX_HW_WC_LOC_PROT_ERR, MLX_HW_WC_RECV,
-				     0, 0, 0, 0, 0, false);
-		mlx_hw_resp_error(qp, resp, MLX_HW_RESP_NAK_REM_OP,
-				  IBX_EVENT_QP_FATAL);
+		mlx_hw_resp_recv_error(qp, resp, MLX_HW_WC_LOC_PROT_ERR,
+				       MLX_HW_RESP_NAK_REM_OP,
+				       IBX_EVENT_QP_FATAL);
 		goto out;
 	}
 	if (qp->resp.in_msg &&
@@ -548,6 +592,11 @@ void mlx_hw_responder(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 		goto out;
 	}
 
+	if (!mlx_hw_resp_op_enabled(qp, pkt)) {
+		mlx_hw_resp_error(qp, resp, MLX_HW_RESP_NAK_INV_REQ,
+				  IBX_EVENT_QP_REQ_ERR);
+		goto out;
+	}
 	switch (pkt->op) {
 	case MLX_HW_PKT_SEND:
 		mlx_hw_resp_send(qp, pkt, resp);

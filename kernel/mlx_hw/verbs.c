@@ -125,6 +125,7 @@ static int mlx_hw_reg_mr(struct ibx_mr *ibmr, struct ibx_udata *udata)
 
 	mr->key.kind = MLX_HW_KEY_MR;
 	mlx_hw_obj_init(&mr->key.obj);
+	spin_lock_init(&mr->mw_lock);
 	err = xa_alloc_cyclic(&dev->mr_xa, &index, &mr->key,
 			      XA_LIMIT(1, MLX_HW_MAX_MR), &dev->mr_next,
 			      GFP_KERNEL);
@@ -196,6 +197,7 @@ const struct ibx_device_ops mlx_hw_ops = {
 	.alloc_pd = mlx_hw_alloc_pd,
 	.dealloc_pd = mlx_hw_dealloc_pd,
 	.reg_mr = mlx_hw_reg_mr,
+	.begin_dereg_mr = mlx_hw_begin_dereg_mr,
 	.dereg_mr = mlx_hw_dereg_mr,
 	.alloc_mw = mlx_hw_alloc_mw,
 	.dealloc_mw = mlx_hw_dealloc_mw,

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * hw_counters - the port counters of docs/prm.md 12 (sysfs
+ * ports/1/hw_counters) move by exactly what known traffic between two QPs
+ * of the device causes: packets and payload bytes both ways, RNR NAKs sent
+ * and received, transport retries, error CQEs, engine wake-ups.  Nothing
+ * else may use the device while it runs (the VM suite runs tests one at a
+ * time).
+ *
+ *   hw_counters [-d DEV] [-g GID_INDEX] [TEST...]     (default: all tests)
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "hca_util.h"
+
+enum {
+	SENT_PKTS, SENT_BYTES, RCVD_PKTS, RCVD_BYTES, RNR_SENT, RNR_RCVD,
+	RETRY_ERR, ERR_CQES, WAKEUPS, NCNT
+};
+
+static const char *const names[NCNT] = {
+	"sent_pkts", "sent_bytes", "rcvd_pkts", "rcvd_bytes", "rnr_nak_sent",
+	"rcvd_rnr_err", "retry_err", "completer_error", "engine_wakeups",
+};
+
+struct snap {
+	long long v[NCNT];
+};
+
+static int snapshot(struct ut_ctx *c, struct snap *s)
+{
+	char path[256];
+	FILE *f;
+	int i, ok;
+
+	for (i = 0; i < NCNT; i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
+			 c->dev_name, names[i]);
+		f = fopen(path, "r");
+		CHECK(f, "%s: %s", path, strerror(errno));
+		ok = fscanf(f, "%lld", &s->v[i]) == 1;
+		fclose(f);
+		CHECK(ok, "%s: not a number", path);
+	}
+	return 0;
+}
+
+/* Checks the deltas between two snapshots; -1 in @want: not checked. */
+static int deltas(const struct snap *s0, const struct snap *s1,
+		  const long long *want, struct snap *d)
+{
+	int i;
+
+	for (i = 0; i < NCNT; i++) {
+		d->v[i] = s1->v[i] - s0->v[i];
+		CHECK(d->v[i] >= 0, "%s went backwards", names[i]);
+		CHECK(want[i] < 0 || d->v[i] == want[i],
+		      "%s moved by %lld, expected %lld", names[i], d->v[i],
+		      want[i]);
+	}
+	return 0;
+}
+
+static int pair(struct ut_ctx *c, struct ibv_qp **a, struct ibv_qp **b)
+{
+	*a = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
+	*b = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
+	CHECK(*a && *b, "QPs");
+	return ut_connect(c, *a, *b, 7);
+}
+
+/* SEND 3000 B + WRITE 5000 B + READ 2048 B at MTU 1024. */
+static int test_traffic(struct ut_ctx *c)
+{
+	/* 3 + 5 request packets with payload; the READ request has none. */
+	const long long want[NCNT] = { 9, 8000, 9, 8000, 0, 0, 0, 0, -1 };
+	struct snap s0, s1, d;
+	struct ibv_qp *a, *b;
+
+	if (pair(c, &a, &b) || ut_post_recv(c, b, NULL, UT_DST, 4096, 10) ||
+	    snapshot(c, &s0))
+		return -1;
+	ut_fill(c->buf + UT_SRC, 8192, 1);
+	if (ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 3000, 1, 0, 0) ||
+	    ut_expect(c, 10, IBV_WC_SUCCESS, NULL) ||
+	    ut_expect(c, 1, IBV_WC_SUCCESS, NULL) ||
+	    ut_post_send(c, a, IBV_WR_RDMA_WRITE, UT_SRC, 5000, 2,
+			 (uintptr_t)c->buf + UT_DST, c->mr->rkey) ||
+	    ut_expect(c, 2, IBV_WC_SUCCESS, NULL) ||
+	    ut_post_send(c, a, IBV_WR_RDMA_READ, UT_SRC + 8192, 2048, 3,
+			 (uintptr_t)c->buf + UT_DST, c->mr->rkey) ||
+	    ut_expect(c, 3, IBV_WC_SUCCESS, NULL) || snapshot(c, &s1))
+		return -1;
+	CHECK(!memcmp(c->buf + UT_SRC, c->buf + UT_DST, 5000) &&
+	      !memcmp(c->buf + UT_SRC, c->buf + UT_SRC + 8192, 2048), "data");
+	if (deltas(&s0, &s1, want, &d))
+		return -1;
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
+	return 0;
+}
+
+/* A SEND that is RNR NAKed until a receive is posted. */
+static int test_rnr(struct ut_ctx *c)
+{
+	const long long want[NCNT] = { -1, -1, -1, -1, -1, -1, 0, 0, -1 };
+	struct snap s0, s1, d;
+	struct ibv_qp *a, *b;
+
+	if (pair(c, &a, &b) || snapshot(c, &s0) ||
+	    ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 100, 1, 0, 0))
+		return -1;
+	usleep(30000);
+	if (ut_post_recv(c, b, NULL, UT_DST, 100, 10) ||
+	    ut_expect(c, 10, IBV_WC_SUCCESS, NULL) ||
+	    ut_expect(c, 1, IBV_WC_SUCCESS, NULL) || snapshot(c, &s1) ||
+	    deltas(&s0, &s1, want, &d))
+		return -1;
+	CHECK(d.v[RNR_SENT] >= 1, "no RNR NAK counted");
+	CHECK(d.v[RNR_RCVD] == d.v[RNR_SENT], "%lld RNR NAKs received, %lld sent",
+	      d.v[RNR_RCVD], d.v[RNR_SENT]);
+	/* Every attempt is one packet; the last one was accepted. */
+	CHECK(d.v[SENT_PKTS] == d.v[RNR_SENT] + 1 &&
+	      d.v[RCVD_PKTS] == d.v[SENT_PKTS] &&
+	      d.v[SENT_BYTES] == 100 * d.v[SENT_PKTS] &&
+	      d.v[RCVD_BYTES] == d.v[SENT_BYTES],
+	      "packets %lld/%lld bytes %lld/%lld for %lld RNR NAKs",
+	      d.v[SENT_PKTS], d.v[RCVD_PKTS], d.v[SENT_BYTES], d.v[RCVD_BYTES],
+	      d.v[RNR_SENT]);
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
+	return 0;
+}
+
+/*
+ * The peer QP is gone: retry_cnt 2 means three attempts that reach no
+ * responder, then one error CQE.
+ */
+static int test_retry(struct ut_ctx *c)
+{
+	const long long want[NCNT] = { 3, 30, 0, 0, 0, 0, 3, 1, -1 };
+	struct snap s0, s1, d;
+	struct ibv_qp *a, *b;
+
+	if (pair(c, &a, &b))
+		return -1;
+	CHECK(!ibv_destroy_qp(b), "destroy peer");
+	if (snapshot(c, &s0) ||
+	    ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 10, 1, 0, 0) ||
+	    ut_expect(c, 1, IBV_WC_RETRY_EXC_ERR, NULL) || snapshot(c, &s1) ||
+	    deltas(&s0, &s1, want, &d))
+		return -1;
+	CHECK(!ibv_destroy_qp(a), "destroy");
+	return 0;
+}
+
+/* Flushed receives are error CQEs too. */
+static int test_flush(struct ut_ctx *c)
+{
+	const long long want[NCNT] = { 0, 0, 0, 0, 0, 0, 0, 2, -1 };
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+	struct snap s0, s1, d;
+	struct ibv_qp *a, *b;
+
+	if (pair(c, &a, &b) || ut_post_recv(c, b, NULL, UT_DST, 64, 10) ||
+	    ut_post_recv(c, b, NULL, UT_DST, 64, 11) || snapshot(c, &s0))
+		return -1;
+	CHECK(!ibv_modify_qp(b, &qa, IBV_QP_STATE), "to ERR");
+	if (ut_expect(c, 10, IBV_WC_WR_FLUSH_ERR, NULL) ||
+	    ut_expect(c, 11, IBV_WC_WR_FLUSH_ERR, NULL) || snapshot(c, &s1) ||
+	    deltas(&s0, &s1, want, &d))
+		return -1;
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
+	return 0;
+}
+
+/* An idle engine sleeps; the next doorbell wakes it. */
+static int test_wakeups(struct ut_ctx *c)
+{
+	const long long want[NCNT] = { 1, 10, 1, 10, 0, 0, 0, 0, -1 };
+	struct snap s0, s1, d;
+	struct ibv_qp *a, *b;
+
+	if (pair(c, &a, &b) || ut_post_recv(c, b, NULL, UT_DST, 64, 10))
+		return -1;
+	usleep(200000);	/* well past spin_us */
+	if (snapshot(c, &s0) ||
+	    ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 10, 1, 0, 0) ||
+	    ut_expect(c, 10, IBV_WC_SUCCESS, NULL) ||
+	    ut_expect(c, 1, IBV_WC_SUCCESS, NULL))
+		return -1;
+	usleep(50000);	/* the woken thread counts itself */
+	if (snapshot(c, &s1) || deltas(&s0, &s1, want, &d))
+		return -1;
+	CHECK(d.v[WAKEUPS] >= 1, "engine_wakeups did not move");
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
+	return 0;
+}
+
+static const struct ut_test tests[] = {
+	{ "traffic", test_traffic },
+	{ "rnr", test_rnr },
+	{ "retry", test_retry },
+	{ "flush", test_flush },
+	{ "wakeups", test_wakeups },
+};
+
+int main(int argc, char **argv)
+{
+	return ut_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+}

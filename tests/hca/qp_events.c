@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * qp_events - the affiliated asynchronous events of docs/prm.md 8.1, each
+ * triggered by real traffic between QPs of one mlx_hw device and checked
+ * for its type, its element (the QP pointer), the QP state and the
+ * completions that go with it (data verified byte for byte); and the
+ * IBA 10.6.7.2.6 rule that an MR with type 2 windows bound cannot be
+ * deregistered.
+ *
+ *   qp_events [-d DEV] [-g GID_INDEX] [TEST...]     (default: all tests)
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <mlx_hw-abi.h>
+#include "hca_util.h"
+
+#define MAX_MAPS	256
+
+/* Two completions in either order, checked by wr_id and status. */
+static int expect_two(struct ut_ctx *c, uint64_t id1, enum ibv_wc_status st1,
+		      uint64_t id2, enum ibv_wc_status st2, struct ibv_wc *w1,
+		      struct ibv_wc *w2)
+{
+	struct ibv_wc wc[2], t;
+	int i, n, tries;
+
+	for (i = 0; i < 2; i++) {
+		for (tries = 0; !(n = ibv_poll_cq(c->cq, 1, &wc[i])) &&
+				tries < 50000; tries++)
+			usleep(100);
+		CHECK(n == 1, "completion %d of wr_ids %llu/%llu missing", i,
+		      (unsigned long long)id1, (unsigned long long)id2);
+	}
+	if (wc[0].wr_id == id2) {
+		t = wc[0];
+		wc[0] = wc[1];
+		wc[1] = t;
+	}
+	CHECK(wc[0].wr_id == id1 && wc[1].wr_id == id2,
+	      "wr_ids %llu %llu, expected %llu %llu",
+	      (unsigned long long)wc[0].wr_id,
+	      (unsigned long long)wc[1].wr_id, (unsigned long long)id1,
+	      (unsigned long long)id2);
+	CHECK(wc[0].status == st1 && wc[1].status == st2,
+	      "statuses %s / %s, expected %s / %s",
+	      ibv_wc_status_str(wc[0].status), ibv_wc_status_str(wc[1].status),
+	      ibv_wc_status_str(st1), ibv_wc_status_str(st2));
+	if (w1)
+		*w1 = wc[0];
+	if (w2)
+		*w2 = wc[1];
+	return 0;
+}
+
+/* A SEND of @len bytes a -> b into the receive @rid, data checked. */
+static int send_ok(struct ut_ctx *c, struct ibv_qp *a, struct ibv_qp *b,
+		   struct ibv_srq *srq, uint32_t len, uint64_t dst_off,
+		   uint64_t sid, uint64_t rid, unsigned int seed, bool post)
+{
+	struct ibv_wc rwc;
+
+	ut_fill(c->buf + UT_SRC, len, seed);
+	memset(c->buf + dst_off, 0, len);
+	if (post && ut_post_recv(c, b, srq, dst_off, len, rid))
+		return -1;
+	if (ut_post_send(c, a, IBV_WR_SEND, UT_SRC, len, sid, 0, 0) ||
+	    expect_two(c, sid, IBV_WC_SUCCESS, rid, IBV_WC_SUCCESS, NULL, &rwc))
+		return -1;
+	CHECK(rwc.opcode == IBV_WC_RECV && rwc.byte_len == len,
+	      "recv opcode %d byte_len %u, expected %u", rwc.opcode,
+	      rwc.byte_len, len);
+	CHECK(!memcmp(c->buf + UT_SRC, c->buf + dst_off, len),
+	      "received data differs");
+	return 0;
+}
+
+/* IBV_EVENT_COMM_EST: first packet to an RC/UC QP in RTR, once. */
+static int comm_est(struct ut_ctx *c, enum ibv_qp_type type)
+{
+	unsigned int acc = type == IBV_QPT_RC ? UT_ACCESS_REMOTE :
+						 IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_qp *a = ut_qp(c, type, NULL, acc);
+	struct ibv_qp *b = ut_qp(c, type, NULL, acc);
+
+	CHECK(a && b, "QPs");
+	if (ut_rtr(c, a, b->qp_num) || ut_rts(a, 2, 7) ||
+	    ut_rtr(c, b, a->qp_num))
+		return -1;
+	if (ut_no_event(c, 50))
+		return -1;
+	/* Three packets at MTU 1024: one event. */
+	if (send_ok(c, a, b, NULL, 3000, UT_DST, 1, 10, 1, true) ||
+	    ut_expect_event(c, IBV_EVENT_COMM_EST, b) || ut_no_event(c, 100))
+		return -1;
+	CHECK(ut_state(b) == IBV_QPS_RTR, "responder state %d", ut_state(b));
+	/* Still in RTR: later messages raise nothing. */
+	if (send_ok(c, a, b, NULL, 100, UT_DST, 2, 11, 2, true) ||
+	    ut_no_event(c, 100))
+		return -1;
+	/* A QP that reached RTS before its first packet gets no event. */
+	if (ut_rts(b, 2, 7) ||
+	    send_ok(c, b, a, NULL, 200, UT_DST, 3, 12, 3, true) ||
+	    ut_no_event(c, 100))
+		return -1;
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
+	return 0;
+}
+
+static int test_comm_est_rc(struct ut_ctx *c)
+{
+	return comm_est(c, IBV_QPT_RC);
+}
+
+static int test_comm_est_uc(struct ut_ctx *c)
+{
+	return comm_est(c, IBV_QPT_UC);
+}
+
+static struct ibv_srq *make_srq(struct ut_ctx *c)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16,
+						  .max_sge = 1 } };
+
+	return ibv_create_srq(c->pd, &sa);
+}
+
+/*
+ * IBV_EVENT_QP_LAST_WQE_REACHED after modify to ERR: the SRQ's WQEs stay
+ * for the other QP of the SRQ, the QP in ERR takes none.
+ */
+static int test_last_wqe_modify(struct ut_ctx *c)
+{
+	struct ibv_srq *srq = make_srq(c);
+	struct ibv_qp *a1, *b1, *a2, *b2;
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+
+	CHECK(srq, "create_srq: %s", strerror(errno));
+	a1 = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
+	b1 = ut_qp(c, IBV_QPT_RC, srq, UT_ACCESS_REMOTE);
+	a2 = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
+	b2 = ut_qp(c, IBV_QPT_RC, srq, UT_ACCESS_REMOTE);
+	CHECK(a1 && b1 && a2 && b2, "QPs");
+	if (ut_rtr(c, a1, b1->qp_num) || ut_rtr(c, b1, a1->qp_num) ||
+	    ut_rts(a1, 1, 7) || ut_rts(b1, 1, 7) || ut_connect(c, a2, b2, 7))
+		return -1;
+	if (ut_post_recv(c, NULL, srq, UT_DST, 1024, 100) ||
+	    ut_post_recv(c, NULL, srq, UT_DST + 1024, 1024, 101))
+		return -1;
+
+	CHECK(!ibv_modify_qp(b1, &qa, IBV_QP_STATE), "to ERR: %s",
+	      strerror(errno));
+	if (ut_expect_event(c, IBV_EVENT_QP_LAST_WQE_REACHED, b1) ||
+	    ut_no_wc(c, 50))
+		return -1;
+	CHECK(ut_state(b1) == IBV_QPS_ERR, "state %d", ut_state(b1));
+	/* b1 answers nothing now: a1 runs out of transport retries. */
+	if (ut_post_send(c, a1, IBV_WR_SEND, UT_SRC, 100, 1, 0, 0) ||
+	    ut_expect(c, 1, IBV_WC_RETRY_EXC_ERR, NULL))
+		return -1;
+	/* Both SRQ WQEs are still there, in order, for b2. */
+	if (send_ok(c, a2, b2, srq, 500, UT_DST, 2, 100, 4, false) ||
+	    send_ok(c, a2, b2, srq, 700, UT_DST + 1024, 3, 101, 5, false) ||
+	    ut_no_event(c, 50))
+		return -1;
+	CHECK(!ibv_destroy_qp(a1) && !ibv_destroy_qp(b1) &&
+	      !ibv_destroy_qp(a2) && !ibv_destroy_qp(b2) &&
+	      !ibv_destroy_srq(srq), "destroy");
+	return 0;
+}
+
+/*
+ * An error on a QP of an SRQ: the invalid request event, then Last WQE
+ * Reached; RESET rearms it.
+ */
+static int test_last_wqe_error(struct ut_ctx *c)
+{
+	struct ibv_srq *srq = make_srq(c);
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_RESET };
+	struct ibv_qp *a, *b;
+
+	CHECK(srq, "create_srq: %s", strerror(errno));
+	a = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
+	b = ut_qp(c, IBV_QPT_RC, srq, UT_ACCESS_REMOTE);
+	CHECK(a && b, "QPs");
+	if (ut_connect(c, a, b, 7) ||
+	    ut_post_recv(c, NULL, srq, UT_DST, 64, 100) ||
+	    ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 200, 1, 0, 0) ||
+	    expect_two(c, 100, IBV_WC_LOC_LEN_ERR, 1, IBV_WC_REM_INV_REQ_ERR,
+		       NULL, NULL) ||
+	    ut_expect_event(c, IBV_EVENT_QP_REQ_ERR, b) ||
+	    ut_expect_event(c, IBV_EVENT_QP_LAST_WQE_REACHED, b) ||
+	    ut_no_event(c, 50))
+		return -1;
+	CHECK(ut_state(a) == IBV_QPS_ERR && ut_state(b) == IBV_QPS_ERR,
+	      "states %d %d", ut_state(a), ut_state(b));
+	CHECK(!ibv_modify_qp(b, &qa, IBV_QP_STATE), "to RESET");
+	qa.qp_state = IBV_QPS_ERR;
+	CHECK(!ibv_modify_qp(b, &qa, IBV_QP_STATE), "to ERR");
+	if (ut_expect_event(c, IBV_EVENT_QP_LAST_WQE_REACHED, b))
+		return -1;
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b) &&
+	      !ibv_destroy_srq(srq), "destroy");
+	return 0;
+}
+
+/*
+ * IBV_EVENT_SQ_DRAINED: not while the WQE in flight waits for RNR
+ * retries, right after it completes; nothing new starts in SQD.
+ */
+static int test_sq_drained(struct ut_ctx *c)
+{
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_SQD,
+				  .en_sqd_async_notify = 1 };
+	struct ibv_qp *a = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
+	struct ibv_qp *b = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
+
+	CHECK(a && b, "QPs");
+	if (ut_connect(c, a, b, 7))
+		return -1;
+	ut_fill(c->buf + UT_SRC, 100, 6);
+	if (ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 100, 1, 0, 0))
+		return -1;
+	usleep(20000);	/* RNR NAKed, retrying */
+	CHECK(!ibv_modify_qp(a, &qa, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY),
+	      "to SQD: %s", strerror(errno));
+	if (ut_no_event(c, 200) || ut_no_wc(c, 1))
+		return -1;
+	CHECK(ut_state(a) == IBV_QPS_SQD, "state %d", ut_state(a));
+	memset(c->buf + UT_DST, 0, 100);
+	if (ut_post_recv(c, b, NULL, UT_DST, 100, 10) ||
+	    expect_two(c, 1, IBV_WC_SUCCESS, 10, IBV_WC_SUCCESS, NULL, NULL) ||
+	    ut_expect_event(c, IBV_EVENT_SQ_DRAINED, a))
+		return -1;
+	CHECK(!memcmp(c->buf + UT_SRC, c->buf + UT_DST, 100), "data");
+	/* Posted in SQD: waits for RTS. */
+	if (ut_post_recv(c, b, NULL, UT_DST, 100, 11) ||
+	    ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 50, 2, 0, 0) ||
+	    ut_no_wc(c, 100))
+		return -1;
+	qa.qp_state = IBV_QPS_RTS;
+	CHECK(!ibv_modify_qp(a, &qa, IBV_QP_STATE), "to RTS: %s",
+	      strerror(errno));
+	if (expect_two(c, 2, IBV_WC_SUCCESS, 11, IBV_WC_SUCCESS, NULL, NULL) ||
+	    ut_no_event(c, 50))
+		return -1;
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
+	return 0;
+}
+
+/*
+ * A failing RC request: the requester's completion @st, the responder's
+ * event @ev, both QPs in ERR, the responder's posted receive flushed and
+ * the target bytes untouched.  @acc: the responder's QP access flags.
+ */
+static int rc_request_error(struct ut_ctx *c, unsigned int acc,
+			    enum ibv_wr_opcode op, uint32_t len, uint64_t raddr,
+			    uint32_t rkey, enum ibv_wc_status st,
+			    enum ibv_event_type ev)
+{
+	struct ibv_qp *a = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
+	struct ibv_qp *b = ut_qp(c, IBV_QPT_RC, NULL, acc);
+	uint8_t before[256];
+
+	CHECK(a && b, "QPs");
+	if (ut_connect(c, a, b, 7))
+		return -1;
+	ut_fill(c->buf + UT_SRC, len, 7);
+	ut_fill(c->buf + UT_DST, sizeof(before), 8);
+	memcpy(before, c->buf + UT_DST, sizeof(before));
+	if (ut_post_recv(c, b, NULL, UT_DST + 4096, 64, 9) ||
+	    ut_post_send(c, a, op, UT_SRC, len, 1, raddr, rkey) ||
+	    ut_expect(c, 1, st, NULL) || ut_expect_event(c, ev, b) ||
+	    ut_expect(c, 9, IBV_WC_WR_FLUSH_ERR, NULL) || ut_no_event(c, 50))
+		return -1;
+	CHECK(ut_state(a) == IBV_QPS_ERR && ut_state(b) == IBV_QPS_ERR,
+	      "states %d %d", ut_state(a), ut_state(b));
+	CHECK(!memcmp(before, c->buf + UT_DST, sizeof(before)),
+	      "target memory changed");
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
+	return 0;
+}
+
+/* IBV_EVENT_QP_ACCESS_ERR: R_Key, bounds and MR access violations. */
+static int test_access_err(struct ut_ctx *c)
+{
+	uintptr_t dst = (uintptr_t)c->buf + UT_DST;
+	struct ibv_mr *no_atomic;
+
+	if (rc_request_error(c, UT_ACCESS_REMOTE, IBV_WR_RDMA_WRITE, 64, dst,
+			     c->mr->rkey ^ 0x55, IBV_WC_REM_ACCESS_ERR,
+			     IBV_EVENT_QP_ACCESS_ERR))
+		return -1;
+	if (rc_request_error(c, UT_ACCESS_REMOTE, IBV_WR_RDMA_READ, 64,
+			     (uintptr_t)c->buf + 2 * UT_BUF_SIZE - 32,
+			     c->mr->rkey, IBV_WC_REM_ACCESS_ERR,
+			     IBV_EVENT_QP_ACCESS_ERR))
+		return -1;
+	no_atomic = ibv_reg_mr(c->pd, c->buf + UT_DST, 4096,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	CHECK(no_atomic, "reg_mr: %s", strerror(errno));
+	if (rc_request_error(c, UT_ACCESS_REMOTE, IBV_WR_ATOMIC_FETCH_AND_ADD,
+			     8, dst, no_atomic->rkey, IBV_WC_REM_ACCESS_ERR,
+			     IBV_EVENT_QP_ACCESS_ERR))
+		return -1;
+	CHECK(!ibv_dereg_mr(no_atomic), "dereg_mr");
+	return 0;
+}
+
+/*
+ * IBV_EVENT_QP_REQ_ERR: operations the responder QP does not enable, a
+ * misaligned atomic, a message longer than the receive buffer.
+ */
+static int test_req_err(struct ut_ctx *c)
+{
+	uintptr_t dst = (uintptr_t)c->buf + UT_DST;
+	uint32_t rkey = c->mr->rkey;
+	struct ibv_qp *a, *b;
+
+	if (rc_request_error(c, IBV_ACCESS_REMOTE_READ, IBV_WR_RDMA_WRITE, 64,
+			     dst, rkey, IBV_WC_REM_INV_REQ_ERR,
+			     IBV_EVENT_QP_REQ_ERR) ||
+	    rc_request_error(c, IBV_ACCESS_REMOTE_WRITE, IBV_WR_RDMA_READ, 64,
+			     dst, rkey, IBV_WC_REM_INV_REQ_ERR,
+			     IBV_EVENT_QP_REQ_ERR) ||
+	    rc_request_error(c, IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+			     IBV_WR_ATOMIC_FETCH_AND_ADD, 8, dst, rkey,
+			     IBV_WC_REM_INV_REQ_ERR, IBV_EVENT_QP_REQ_ERR) ||
+	    rc_request_error(c, UT_ACCESS_REMOTE, IBV_WR_ATOMIC_CMP_AND_SWP, 8,
+			     dst + 4, rkey, IBV_WC_REM_INV_REQ_ERR,
+			     IBV_EVENT_QP_REQ_ERR))
+		return -1;
+
+	/* SEND longer than the receive buffer. */
+	a = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
+	b = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
+	CHECK(a && b, "QPs");
+	if (ut_connect(c, a, b, 7) ||
+	    ut_post_recv(c, b, NULL, UT_DST, 100, 9) ||
+	    ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 200, 1, 0, 0) ||
+	    expect_two(c, 9, IBV_WC_LOC_LEN_ERR, 1, IBV_WC_REM_INV_REQ_ERR,
+		       NULL, NULL) ||
+	    ut_expect_event(c, IBV_EVENT_QP_REQ_ERR, b) || ut_no_event(c, 50))
+		return -1;
+	CHECK(ut_state(b) == IBV_QPS_ERR, "state %d", ut_state(b));
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
+
+	/* UC drops a WRITE its responder does not enable, silently. */
+	a = ut_qp(c, IBV_QPT_UC, NULL, IBV_ACCESS_REMOTE_WRITE);
+	b = ut_qp(c, IBV_QPT_UC, NULL, 0);
+	CHECK(a && b, "UC QPs");
+	if (ut_connect(c, a, b, 7))
+		return -1;
+	ut_fill(c->buf + UT_SRC, 64, 9);
+	memset(c->buf + UT_DST, 0, 64);
+	if (ut_post_send(c, a, IBV_WR_RDMA_WRITE, UT_SRC, 64, 1, dst, rkey) ||
+	    ut_expect(c, 1, IBV_WC_SUCCESS, NULL) || ut_no_event(c, 100))
+		return -1;
+	CHECK(ut_state(b) == IBV_QPS_RTS, "UC state %d", ut_state(b));
+	CHECK(c->buf[UT_DST] == 0 && !memcmp(c->buf + UT_DST,
+					     c->buf + UT_DST + 1, 63),
+	      "UC WRITE landed without REMOTE_WRITE");
+	if (send_ok(c, a, b, NULL, 32, UT_DST, 2, 10, 10, true))
+		return -1;
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
+	return 0;
+}
+
+struct map {
+	uintptr_t start, end;
+};
+
+static int uverbs_maps(struct map *m)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long s, e;
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f) && n < MAX_MAPS)
+		if (strstr(line, "uverbs") &&
+		    sscanf(line, "%lx-%lx", &s, &e) == 2) {
+			m[n].start = s;
+			m[n].end = e;
+			n++;
+		}
+	fclose(f);
+	return n;
+}
+
+/* A QP in INIT and its mmapped region (docs/prm.md 1: db page, SQ). */
+static struct ibv_qp *qp_with_region(struct ut_ctx *c, enum ibv_qp_type type,
+				     uint8_t **region)
+{
+	static struct map before[MAX_MAPS], after[MAX_MAPS];
+	int nb = uverbs_maps(before), na, i, j;
+	struct ibv_qp *qp = ut_qp(c, type, NULL, IBV_ACCESS_REMOTE_WRITE);
+
+	*region = NULL;
+	na = uverbs_maps(after);
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nb && after[i].start != before[j].start; j++)
+			;
+		if (j == nb && after[i].end - after[i].start >= 8192)
+			*region = (uint8_t *)after[i].start;
+	}
+	return qp;
+}
+
+/*
+ * Writes a send WQE the provider would refuse straight into SQ slot 0 of
+ * a fresh QP and rings: LOC_QP_OP_ERR completion, IBV_EVENT_QP_FATAL.
+ */
+static int malformed_wqe(struct ut_ctx *c, enum ibv_qp_type type,
+			 uint8_t opcode, uint8_t num_sge)
+{
+	struct ibv_qp *b = ut_qp(c, type, NULL, IBV_ACCESS_REMOTE_WRITE);
+	uint8_t *region;
+	struct ibv_qp *a = qp_with_region(c, type, &region);
+	struct mlx_hw_wqe_ctrl *ctrl;
+	volatile struct mlx_hw_qp_db *db;
+	struct ibv_wc wc;
+
+	CHECK(a && b && region, "QPs / QP mapping");
+	if (ut_connect(c, a, b, 7))
+		return -1;
+	/* The current layout (docs/prm.md 1): SQ right after the db page. */
+	ctrl = (struct mlx_hw_wqe_ctrl *)(region + 4096);
+	db = (volatile struct mlx_hw_qp_db *)region;
+	memset(ctrl, 0, 64);
+	ctrl->wr_id = htole64(0x1234);
+	ctrl->opcode = opcode;
+	ctrl->flags = MLX_HW_WQE_SIGNALED;
+	ctrl->num_sge = num_sge;
+	/* The WQE before the index that publishes it. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	db->sq_pi = htole32(1);
+	/* The doorbell store before the engine is woken (prm.md 2). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	CHECK(!ioctl(c->ctx->cmd_fd, MLX_HW_IOCTL_WAKE), "WAKE: %s",
+	      strerror(errno));
+	if (ut_expect(c, 0x1234, IBV_WC_LOC_QP_OP_ERR, &wc) ||
+	    ut_expect_event(c, IBV_EVENT_QP_FATAL, a) || ut_no_event(c, 50))
+		return -1;
+	CHECK(wc.qp_num == a->qp_num, "qp_num %u", wc.qp_num);
+	CHECK(ut_state(a) == IBV_QPS_ERR, "state %d", ut_state(a));
+	CHECK(ut_state(b) == IBV_QPS_RTS, "peer state %d", ut_state(b));
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
+	return 0;
+}
+
+/*
+ * A receive WQE with an impossible segment count in the RQ of an RC
+ * responder: the message's receive completes with LOC_QP_OP_ERR, the
+ * responder gets IBV_EVENT_QP_FATAL, the requester REM_OP_ERR.
+ */
+static int malformed_rwqe(struct ut_ctx *c)
+{
+	struct ibv_qp *a = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
+	uint8_t *region;
+	struct ibv_qp *b = qp_with_region(c, IBV_QPT_RC, &region);
+	struct mlx_hw_rwqe *rwqe;
+	volatile struct mlx_hw_qp_db *db;
+
+	CHECK(a && b && region, "QPs / QP mapping");
+	if (ut_connect(c, a, b, 7))
+		return -1;
+	/* Current layout: RQ after the 16 x 64-byte SQ slots. */
+	rwqe = (struct mlx_hw_rwqe *)(region + 4096 + 16 * 64);
+	memset(rwqe, 0, 32);
+	rwqe->wr_id = htole64(0x5678);
+	rwqe->num_sge = htole32(200);
+	/* The WQE before the index that publishes it. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	db = (volatile struct mlx_hw_qp_db *)region;
+	db->rq_pi = htole32(1);
+	if (ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 10, 1, 0, 0) ||
+	    expect_two(c, 0x5678, IBV_WC_LOC_QP_OP_ERR, 1, IBV_WC_REM_OP_ERR,
+		       NULL, NULL) ||
+	    ut_expect_event(c, IBV_EVENT_QP_FATAL, b) || ut_no_event(c, 50))
+		return -1;
+	CHECK(ut_state(a) == IBV_QPS_ERR && ut_state(b) == IBV_QPS_ERR,
+	      "states %d %d", ut_state(a), ut_state(b));
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
+	return 0;
+}
+
+/* IBV_EVENT_QP_FATAL: malformed WQEs written into the rings. */
+static int test_qp_fatal(struct ut_ctx *c)
+{
+	if (malformed_wqe(c, IBV_QPT_RC, 0x7f, 0) ||		/* unknown */
+	    malformed_wqe(c, IBV_QPT_RC, MLX_HW_OP_SEND, 200) ||	/* sges */
+	    malformed_wqe(c, IBV_QPT_UC, MLX_HW_OP_RDMA_READ, 1) ||	/* type */
+	    malformed_rwqe(c))
+		return -1;
+	return 0;
+}
+
+static int bind_mw2(struct ut_ctx *c, struct ibv_qp *qp, struct ibv_mw *mw,
+		    struct ibv_mr *mr, uint32_t *rkey, uint64_t wr_id)
+{
+	struct ibv_send_wr wr = { .wr_id = wr_id, .opcode = IBV_WR_BIND_MW,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	*rkey = ibv_inc_rkey(*rkey);
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = *rkey;
+	wr.bind_mw.bind_info.mr = mr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)mr->addr;
+	wr.bind_mw.bind_info.length = 8192;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	CHECK(!ibv_post_send(qp, &wr, &bad), "post bind");
+	return ut_expect(c, wr_id, IBV_WC_SUCCESS, NULL);
+}
+
+static struct ibv_mr *mw_mr(struct ut_ctx *c)
+{
+	return ibv_reg_mr(c->pd, c->buf + UT_DST, 16384,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  IBV_ACCESS_MW_BIND);
+}
+
+/* An RDMA WRITE a -> rkey at the start of UT_DST, data checked. */
+static int write_ok(struct ut_ctx *c, struct ibv_qp *a, uint32_t rkey,
+		    uint64_t wr_id)
+{
+	ut_fill(c->buf + UT_SRC, 100, (unsigned int)wr_id);
+	memset(c->buf + UT_DST, 0, 100);
+	if (ut_post_send(c, a, IBV_WR_RDMA_WRITE, UT_SRC, 100, wr_id,
+			 (uintptr_t)c->buf + UT_DST, rkey) ||
+	    ut_expect(c, wr_id, IBV_WC_SUCCESS, NULL))
+		return -1;
+	CHECK(!memcmp(c->buf + UT_SRC, c->buf + UT_DST, 100), "data");
+	return 0;
+}
+
+/*
+ * IBA 10.6.7.2.6: dereg_mr fails with EINVAL while a type 2 window is
+ * bound to the MR (which stays usable), succeeds once the window is
+ * invalidated or deallocated; a bound type 1 window does not hold it.
+ */
+static int test_dereg_mw2(struct ut_ctx *c)
+{
+	struct ibv_qp *a = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
+	struct ibv_qp *b = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
+	struct ibv_mw *mw2 = ibv_alloc_mw(c->pd, IBV_MW_TYPE_2);
+	struct ibv_mw *mw1 = ibv_alloc_mw(c->pd, IBV_MW_TYPE_1);
+	struct ibv_mr *mr = mw_mr(c);
+	struct ibv_send_wr inv = { .wr_id = 3, .opcode = IBV_WR_LOCAL_INV,
+				   .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_mw_bind mb = { .wr_id = 6,
+				  .send_flags = IBV_SEND_SIGNALED };
+	uint32_t rkey;
+
+	CHECK(a && b && mw1 && mw2 && mr, "setup: %s", strerror(errno));
+	if (ut_connect(c, a, b, 7))
+		return -1;
+	rkey = mw2->rkey;
+	if (bind_mw2(c, b, mw2, mr, &rkey, 1))
+		return -1;
+	CHECK(ibv_dereg_mr(mr) == EINVAL, "dereg_mr with a bound type 2 MW");
+	/* Still registered: through the window and by its own key. */
+	if (write_ok(c, a, rkey, 10) || write_ok(c, a, mr->rkey, 11))
+		return -1;
+	inv.invalidate_rkey = rkey;
+	CHECK(!ibv_post_send(b, &inv, &bad), "post local_inv");
+	if (ut_expect(c, 3, IBV_WC_SUCCESS, NULL))
+		return -1;
+	CHECK(!ibv_dereg_mr(mr), "dereg_mr after LOCAL_INV: %s",
+	      strerror(errno));
+
+	/* Bound again to a new MR, then the window is deallocated. */
+	mr = mw_mr(c);
+	CHECK(mr, "reg_mr");
+	if (bind_mw2(c, b, mw2, mr, &rkey, 4))
+		return -1;
+	CHECK(ibv_dereg_mr(mr) == EINVAL, "dereg_mr with a bound type 2 MW");
+	CHECK(!ibv_dealloc_mw(mw2), "dealloc_mw");
+	CHECK(!ibv_dereg_mr(mr), "dereg_mr after dealloc_mw: %s",
+	      strerror(errno));
+
+	/* Type 1: the MR goes, the window becomes unusable. */
+	mr = mw_mr(c);
+	CHECK(mr, "reg_mr");
+	mb.bind_info.mr = mr;
+	mb.bind_info.addr = (uintptr_t)mr->addr;
+	mb.bind_info.length = 8192;
+	mb.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	CHECK(!ibv_bind_mw(b, mw1, &mb), "bind_mw: %s", strerror(errno));
+	if (ut_expect(c, 6, IBV_WC_SUCCESS, NULL) ||
+	    write_ok(c, a, mw1->rkey, 12))
+		return -1;
+	CHECK(!ibv_dereg_mr(mr), "dereg_mr with a type 1 MW: %s",
+	      strerror(errno));
+	if (ut_post_send(c, a, IBV_WR_RDMA_WRITE, UT_SRC, 100, 7,
+			 (uintptr_t)c->buf + UT_DST, mw1->rkey) ||
+	    ut_expect(c, 7, IBV_WC_REM_ACCESS_ERR, NULL) ||
+	    ut_expect_event(c, IBV_EVENT_QP_ACCESS_ERR, b))
+		return -1;
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b) && !ibv_dealloc_mw(mw1),
+	      "destroy");
+	return 0;
+}
+
+static const struct ut_test tests[] = {
+	{ "comm_est_rc", test_comm_est_rc },
+	{ "comm_est_uc", test_comm_est_uc },
+	{ "last_wqe_modify", test_last_wqe_modify },
+	{ "last_wqe_error", test_last_wqe_error },
+	{ "sq_drained", test_sq_drained },
+	{ "access_err", test_access_err },
+	{ "req_err", test_req_err },
+	{ "qp_fatal", test_qp_fatal },
+	{ "dereg_mw2", test_dereg_mw2 },
+};
+
+int main(int argc, char **argv)
+{
+	return ut_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+}
