@@ -91,6 +91,12 @@ static const struct ibx_cmd_def ibx_cmds[] = {
 		ib_uverbs_destroy_srq, ib_uverbs_destroy_srq_resp, false),
 	[IB_USER_VERBS_CMD_CREATE_XSRQ] = CMD_IO(create_xsrq,
 		ib_uverbs_create_xsrq, ib_uverbs_create_srq_resp, true),
+	[IB_USER_VERBS_CMD_OPEN_XRCD] = CMD_IO(open_xrcd,
+		ib_uverbs_open_xrcd, ib_uverbs_open_xrcd_resp, true),
+	[IB_USER_VERBS_CMD_CLOSE_XRCD] = CMD_I(close_xrcd,
+		ib_uverbs_close_xrcd, false),
+	[IB_USER_VERBS_CMD_OPEN_QP] = CMD_IO(open_qp,
+		ib_uverbs_open_qp, ib_uverbs_create_qp_resp, true),
 };
 
 static const struct ibx_cmd_def ibx_ex_cmds[] = {

@@ -43,10 +43,8 @@ static int ibx_create_qp(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
 	case IB_UVERBS_QPT_UC:
 	case IB_UVERBS_QPT_UD:
 	case IB_UVERBS_QPT_XRC_INI:
-		break;
 	case IB_UVERBS_QPT_XRC_TGT:
-		/* pd_handle would name an XRCD; this core has none. */
-		return -EINVAL;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -54,6 +52,8 @@ static int ibx_create_qp(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
 		return -EINVAL;
 	if (cmd->create_flags & ~IBX_CREATE_QP_FLAGS)
 		return -EINVAL;
+	if (cmd->qp_type == IB_UVERBS_QPT_XRC_TGT)
+		return ibx_xrc_tgt_create(c, cmd, out);
 
 	pd_uo = ibx_uobj_lookup(c->uf, cmd->pd_handle, IBX_OBJ_PD);
 	scq_uo = ibx_uobj_lookup(c->uf, cmd->send_cq_handle, IBX_OBJ_CQ);
@@ -400,7 +400,8 @@ static int ibx_modify_attrs(struct ibx_device *dev, struct ibx_qp *qp,
 	return 0;
 }
 
-static int ibx_modify_qp(struct ibx_cmd *c, struct ib_uverbs_ex_modify_qp *cmd)
+static int ibx_modify_qp_locked(struct ibx_cmd *c,
+				struct ib_uverbs_ex_modify_qp *cmd)
 {
 	struct ibx_device *dev = c->uf->core->ibdev;
 	u32 mask = cmd->base.attr_mask;
@@ -442,6 +443,24 @@ static int ibx_modify_qp(struct ibx_cmd *c, struct ib_uverbs_ex_modify_qp *cmd)
 	attr.cur_qp_state = next;
 	qp->attr = attr;
 	return 0;
+}
+
+static int ibx_modify_qp(struct ibx_cmd *c, struct ib_uverbs_ex_modify_qp *cmd)
+{
+	struct ibx_uobj *uo = ibx_uobj_lookup(c->uf, cmd->base.qp_handle,
+					      IBX_OBJ_QP);
+	struct mutex *shared = NULL;
+	int ret;
+
+	/* Handles of other files may modify an XRC TGT QP concurrently. */
+	if (uo && ((struct ibx_qp *)uo->obj)->qp_type == IB_UVERBS_QPT_XRC_TGT)
+		shared = &c->uf->core->xrcd_lock;
+	if (shared)
+		mutex_lock(shared);
+	ret = ibx_modify_qp_locked(c, cmd);
+	if (shared)
+		mutex_unlock(shared);
+	return ret;
 }
 
 IBX_CMD(modify_qp)

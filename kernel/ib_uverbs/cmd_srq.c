@@ -16,7 +16,7 @@ static int ibx_create_srq(struct ibx_cmd *c, struct ib_uverbs_create_xsrq *cmd)
 	struct ib_uverbs_create_srq_resp resp = {};
 	struct ibx_srq_attr attr = {};
 	struct ibx_ucontext *uctx;
-	struct ibx_uobj *uo, *pd_uo;
+	struct ibx_uobj *uo, *pd_uo, *xrcd_uo = NULL, *cq_uo = NULL;
 	struct ibx_srq *srq;
 	int ret;
 
@@ -27,7 +27,13 @@ static int ibx_create_srq(struct ibx_cmd *c, struct ib_uverbs_create_xsrq *cmd)
 	case IB_UVERBS_SRQT_BASIC:
 		break;
 	case IB_UVERBS_SRQT_XRC:
-		return -EINVAL;		/* no XRCDs in this core */
+		/* An XRC SRQ has its domain and its own CQ (IBA A14.4.1). */
+		xrcd_uo = ibx_uobj_lookup(c->uf, cmd->xrcd_handle,
+					  IBX_OBJ_XRCD);
+		cq_uo = ibx_uobj_lookup(c->uf, cmd->cq_handle, IBX_OBJ_CQ);
+		if (!xrcd_uo || !cq_uo)
+			return -EINVAL;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -49,10 +55,14 @@ static int ibx_create_srq(struct ibx_cmd *c, struct ib_uverbs_create_xsrq *cmd)
 	if (ret)
 		goto err;
 	ibx_uobj_add_dep(uo, pd_uo);
+	ibx_uobj_add_dep(uo, xrcd_uo);
+	ibx_uobj_add_dep(uo, cq_uo);
 	srq = uo->obj;
 	srq->dev = dev;
 	srq->uctx = uctx;
 	srq->pd = pd_uo->obj;
+	srq->xrcd = xrcd_uo ? xrcd_uo->obj : NULL;
+	srq->cq = cq_uo ? cq_uo->obj : NULL;
 	srq->srq_type = cmd->srq_type;
 	srq->user_handle = cmd->user_handle;
 	srq->core_priv = uo;

@@ -47,6 +47,15 @@ struct ibx_core_dev {
 
 	/* Protects ibdev->gids (read from any context). */
 	spinlock_t gid_lock;
+
+	/*
+	 * XRC domains shared through files (ibx_xrcd_core.node) and the
+	 * reference counts of all XRC domains and XRC TGT QPs
+	 * (cmd_xrcd.c); also serializes MODIFY_QP of XRC TGT QPs, which
+	 * several files may hold.
+	 */
+	struct mutex xrcd_lock;
+	struct list_head xrcds;
 };
 
 static inline struct ibx_core_dev *ibx_cdev(struct ibx_device *dev)
@@ -98,6 +107,7 @@ enum ibx_obj_type {
 	IBX_OBJ_QP,
 	IBX_OBJ_SRQ,
 	IBX_OBJ_AH,
+	IBX_OBJ_XRCD,
 	IBX_OBJ_NTYPES
 };
 
@@ -151,6 +161,7 @@ struct ibx_uobj {
 	u32 comp_events_reported;
 	u32 async_events_reported;
 	struct list_head mcast;			/* QP: attached groups */
+	struct list_head tgt_node;		/* XRC TGT QP: in its handles */
 };
 
 struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf, enum ibx_obj_type type,
@@ -231,6 +242,21 @@ IBX_CMD(query_srq);
 IBX_CMD(destroy_srq);
 IBX_CMD(create_ah);
 IBX_CMD(destroy_ah);
+IBX_CMD(open_xrcd);
+IBX_CMD(close_xrcd);
+IBX_CMD(open_qp);
+
+/* ---- XRC (cmd_xrcd.c) ---- */
+
+/* CREATE_QP of an XRC TGT QP: cmd->pd_handle names an XRC domain. */
+int ibx_xrc_tgt_create(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
+		       struct ibx_uobj **out);
+/* Closes one handle of an XRC TGT QP; the last one destroys the QP. */
+void ibx_xrc_tgt_close(struct ibx_uobj *uo);
+/* Closes one handle of an XRC domain; the last reference frees it. */
+void ibx_xrcd_close(struct ibx_uobj *uo);
+/* An affiliated event of an XRC TGT QP goes to every handle. */
+void ibx_xrc_tgt_event(struct ibx_qp *qp, enum ibx_event_type type);
 
 /* ---- pieces used across files ---- */
 

@@ -41,6 +41,8 @@ struct ibx_device *ibx_alloc_device(size_t size)
 	spin_lock_init(&core->event_lock);
 	INIT_LIST_HEAD(&core->async_files);
 	spin_lock_init(&core->gid_lock);
+	mutex_init(&core->xrcd_lock);
+	INIT_LIST_HEAD(&core->xrcds);
 	core->index = -1;
 	/* The uverbs device's refcount owns @core (open files hold it). */
 	device_initialize(&core->udev);

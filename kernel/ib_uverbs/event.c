@@ -240,6 +240,10 @@ EXPORT_SYMBOL_GPL(ibx_cq_event);
 
 void ibx_qp_event(struct ibx_qp *qp, enum ibx_event_type type)
 {
+	if (qp->qp_type == IB_UVERBS_QPT_XRC_TGT) {
+		ibx_xrc_tgt_event(qp, type);
+		return;
+	}
 	ibx_obj_event(qp->core_priv, type);
 }
 EXPORT_SYMBOL_GPL(ibx_qp_event);

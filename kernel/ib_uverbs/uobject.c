@@ -31,6 +31,7 @@ struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf, enum ibx_obj_type type,
 	INIT_LIST_HEAD(&uo->comp_events);
 	INIT_LIST_HEAD(&uo->async_events);
 	INIT_LIST_HEAD(&uo->mcast);
+	INIT_LIST_HEAD(&uo->tgt_node);
 	return uo;
 }
 
@@ -117,6 +118,11 @@ static void ibx_uobj_hw_destroy(struct ibx_uobj *uo)
 			ops->destroy_cq(uo->obj);
 		break;
 	case IBX_OBJ_QP:
+		/* A handle of a QP of an XRC domain, which may have others. */
+		if (((struct ibx_qp *)uo->obj)->qp_type == IB_UVERBS_QPT_XRC_TGT) {
+			ibx_xrc_tgt_close(uo);
+			break;
+		}
 		list_for_each_entry_safe(m, tmp, &uo->mcast, list) {
 			if (ops->detach_mcast)
 				ops->detach_mcast(uo->obj, &m->gid, m->lid);
@@ -133,6 +139,9 @@ static void ibx_uobj_hw_destroy(struct ibx_uobj *uo)
 	case IBX_OBJ_AH:
 		if (ops->destroy_ah)
 			ops->destroy_ah(uo->obj);
+		break;
+	case IBX_OBJ_XRCD:
+		ibx_xrcd_close(uo);
 		break;
 	default:
 		break;
@@ -191,8 +200,8 @@ int ibx_uobj_destroy_cmd(struct ibx_ufile *uf, u32 handle,
 void ibx_ufile_teardown(struct ibx_ufile *uf, bool disassociate)
 {
 	static const enum ibx_obj_type order[] = {
-		IBX_OBJ_QP, IBX_OBJ_SRQ, IBX_OBJ_AH, IBX_OBJ_MW, IBX_OBJ_MR,
-		IBX_OBJ_CQ, IBX_OBJ_PD,
+		IBX_OBJ_QP, IBX_OBJ_SRQ, IBX_OBJ_XRCD, IBX_OBJ_AH, IBX_OBJ_MW,
+		IBX_OBJ_MR, IBX_OBJ_CQ, IBX_OBJ_PD,
 	};
 	struct ibx_core_dev *core = uf->core;
 	struct ibx_event_file *async;

@@ -205,6 +205,16 @@ struct ibx_pd {
 	struct ibx_ucontext *uctx;
 };
 
+/*
+ * An XRC domain (IBA annex A14).  It belongs to no context: processes that
+ * open the same file share it, and it lives while any of them holds it or
+ * an XRC TGT QP of it exists.
+ */
+struct ibx_xrcd {
+	struct ibx_device *dev;
+	void *core_priv;
+};
+
 /* User memory pinned by the core for an MR (pin_user_pages, FOLL_LONGTERM). */
 struct ibx_umem {
 	u64 address;			/* user virtual address of byte 0 */
@@ -260,6 +270,7 @@ struct ibx_srq {
 	u32 srq_type;			/* IB_UVERBS_SRQT_* */
 	u32 srq_num;			/* XRC SRQ number, set by the driver */
 	struct ibx_cq *cq;		/* XRC only */
+	struct ibx_xrcd *xrcd;		/* XRC only */
 	u64 user_handle;
 	void *core_priv;
 };
@@ -271,9 +282,18 @@ struct ibx_qp_init_attr {
 	u32 create_flags;
 };
 
+/*
+ * XRC TGT QPs belong to their XRC domain, not to a context: uctx, pd, the
+ * CQs and srq are NULL and xrcd is set.  They have no work queues; their
+ * receives consume WQEs of the XRC SRQ each request names, and complete to
+ * that SRQ's CQ.  destroy_qp comes when the last handle (the creator's or
+ * one of OPEN_QP) is closed, possibly from another process than the
+ * creator.
+ */
 struct ibx_qp {
 	struct ibx_device *dev;
 	struct ibx_ucontext *uctx;
+	struct ibx_xrcd *xrcd;		/* XRC TGT only */
 	struct ibx_pd *pd;
 	struct ibx_cq *send_cq;
 	struct ibx_cq *recv_cq;
@@ -307,7 +327,7 @@ struct ibx_device_ops {
 
 	/* Sizes of the driver objects (>= the core struct they embed). */
 	size_t size_ucontext, size_pd, size_mr, size_mw, size_cq, size_qp,
-		size_srq, size_ah;
+		size_srq, size_ah, size_xrcd;
 
 	int (*query_port)(struct ibx_device *dev, u32 port,
 			  struct ib_uverbs_query_port_resp *attr);
@@ -321,6 +341,10 @@ struct ibx_device_ops {
 
 	int (*alloc_pd)(struct ibx_pd *pd, struct ibx_udata *udata);
 	void (*dealloc_pd)(struct ibx_pd *pd);
+
+	/* Optional; without it OPEN_XRCD fails with -EOPNOTSUPP. */
+	int (*alloc_xrcd)(struct ibx_xrcd *xrcd, struct ibx_udata *udata);
+	void (*dealloc_xrcd)(struct ibx_xrcd *xrcd);
 
 	/* mr->umem, iova, length, access are set; assign lkey and rkey. */
 	int (*reg_mr)(struct ibx_mr *mr, struct ibx_udata *udata);
@@ -343,7 +367,10 @@ struct ibx_device_ops {
 	/* The REQ_NOTIFY_CQ command (userspace providers usually arm directly). */
 	int (*req_notify_cq)(struct ibx_cq *cq, bool solicited_only);
 
-	/* qp->pd, cqs, srq, qp_type are set; assign qp_num, adjust init->cap. */
+	/*
+	 * qp->pd, cqs, srq, qp_type are set (XRC TGT: qp->xrcd only); assign
+	 * qp_num, adjust init->cap.
+	 */
 	int (*create_qp)(struct ibx_qp *qp, struct ibx_qp_init_attr *init,
 			 struct ibx_udata *udata);
 	/*

@@ -146,7 +146,7 @@ struct mlx_hw_dev {
 	u32 qp_next, cq_next, mr_next;	/* xa_alloc_cyclic cursors */
 	atomic_t mr_keybyte;		/* low byte of the next key */
 	u32 srq_next;			/* xa_alloc_cyclic cursor */
-	struct xarray srq_xa;		/* srqn -> mlx_hw_srq (numbering only) */
+	struct xarray srq_xa;		/* srqn -> mlx_hw_srq (obj refs) */
 
 	atomic64_t counters[MLX_HW_NUM_COUNTERS];	/* hw_counters */
 };
@@ -283,6 +283,7 @@ struct mlx_hw_cursor {
 
 struct mlx_hw_srq {
 	struct ibx_srq ibx;		/* must be first */
+	struct mlx_hw_obj_ref obj;	/* XRC responders using it */
 	u32 srqn;			/* index in dev->srq_xa */
 	struct mlx_hw_region *region;	/* doorbell page + ring */
 	u64 mmap_key;			/* of region in the owner's context */
@@ -311,6 +312,7 @@ struct mlx_hw_send_wqe {
 	union ibx_gid dgid;		/* UD: destination GID */
 	u32 remote_qpn;			/* UD: destination QP */
 	u32 remote_qkey;		/* UD: Q_Key (QP's if bit 31 was set) */
+	u32 xrc_srqn;			/* XRC INI: the target's XRC SRQ */
 	u8 sgid_index;			/* UD: source GID index */
 	u8 hop_limit;			/* UD: GRH hop limit */
 	u8 traffic_class;		/* UD: GRH traffic class */
@@ -357,6 +359,7 @@ struct mlx_hw_pkt {
 	u32 psn;			/* BTH PSN, 24 bits */
 	u32 dest_qpn;			/* BTH destination QP */
 	u32 src_qpn;			/* DETH source QP / sender's QPN */
+	u32 xrc_srqn;			/* XRCETH: XRC SRQ (XRC INI senders) */
 	u64 va;				/* RETH/AtomicETH virtual address */
 	u32 rkey;			/* RETH/AtomicETH remote key */
 	u32 dma_len;			/* RETH DMA length (whole message) */
@@ -415,6 +418,13 @@ struct mlx_hw_resp_state {
 	struct mlx_hw_cursor cur;	/* where the next payload goes */
 	u32 offset;			/* bytes received so far */
 	struct mlx_hw_sgl wr_dst;	/* RDMA WRITE target (one seg, ref) */
+	/*
+	 * XRC TGT: the XRC SRQ the packet being executed names (referenced
+	 * only during the responder call), and the SRQ number of the
+	 * message in progress.
+	 */
+	struct mlx_hw_srq *xsrq;
+	u32 xrc_srqn;
 };
 
 struct mlx_hw_qp {
@@ -472,6 +482,23 @@ struct mlx_hw_qp {
 static inline struct mlx_hw_qp *to_mqp(struct ibx_qp *q)
 {
 	return container_of(q, struct mlx_hw_qp, ibx);
+}
+
+/* RC and both halves of XRC: acknowledged, PSN-checked, RNR NAKs. */
+static inline bool mlx_hw_qp_reliable(u32 qp_type)
+{
+	return qp_type == IB_UVERBS_QPT_RC ||
+	       qp_type == IB_UVERBS_QPT_XRC_INI ||
+	       qp_type == IB_UVERBS_QPT_XRC_TGT;
+}
+
+/*
+ * The PD a responder checks receive buffers and remote keys against: an
+ * XRC TGT QP has none, the XRC SRQ of the request gives it (IBA A14).
+ */
+static inline struct ibx_pd *mlx_hw_resp_pd(struct mlx_hw_qp *qp)
+{
+	return qp->resp.xsrq ? qp->resp.xsrq->ibx.pd : qp->ibx.pd;
 }
 
 /* main.c */
@@ -549,6 +576,11 @@ int mlx_hw_modify_srq(struct ibx_srq *ibsrq, const struct ibx_srq_attr *attr,
 		      u32 mask, struct ibx_udata *udata);
 int mlx_hw_query_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr);
 void mlx_hw_destroy_srq(struct ibx_srq *ibsrq);
+struct mlx_hw_srq *mlx_hw_srq_get(struct mlx_hw_dev *dev, u32 srqn);
+static inline void mlx_hw_srq_put(struct mlx_hw_srq *srq)
+{
+	mlx_hw_obj_put(&srq->obj);
+}
 struct mlx_hw_qp *mlx_hw_qp_get(struct mlx_hw_dev *dev, u32 qpn);
 static inline void mlx_hw_qp_put(struct mlx_hw_qp *qp)
 {

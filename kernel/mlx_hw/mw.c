@@ -106,7 +106,8 @@ static struct mlx_hw_key *mlx_hw_key_get(struct mlx_hw_dev *dev, u32 key)
 
 /*
  * Resolves an rkey for @access to [va, va + len) on behalf of @qp (IBA
- * 10.6.7.2, C10-39..): an MR of the QP's PD with the access, or a window
+ * 10.6.7.2, C10-39..): an MR of the QP's PD (XRC TGT: the PD of the XRC
+ * SRQ the request names) with the access, or a window
  * bound with it (type 1: same PD; type 2: bound to this QP).  Returns the
  * MR holding the bytes with a reference, or NULL.
  */
@@ -124,7 +125,7 @@ struct mlx_hw_mr *mlx_hw_rkey_resolve(struct mlx_hw_dev *dev,
 		return NULL;
 	if (k->kind == MLX_HW_KEY_MR) {
 		mr = container_of(k, struct mlx_hw_mr, key);
-		if (mr->ibx.rkey == rkey && mr->ibx.pd == qp->ibx.pd &&
+		if (mr->ibx.rkey == rkey && mr->ibx.pd == mlx_hw_resp_pd(qp) &&
 		    !READ_ONCE(mr->invalid) && !(access & ~mr->ibx.access) &&
 		    mlx_hw_mr_covers(mr, va, len))
 			return mr;
@@ -135,7 +136,7 @@ struct mlx_hw_mr *mlx_hw_rkey_resolve(struct mlx_hw_dev *dev,
 	mw = container_of(k, struct mlx_hw_mw, key);
 	spin_lock_bh(&mw->lock);
 	ok = mw->bound && mw->ibx.rkey == rkey &&
-	     mw->ibx.pd == qp->ibx.pd && !(access & ~mw->access) &&
+	     mw->ibx.pd == mlx_hw_resp_pd(qp) && !(access & ~mw->access) &&
 	     (mw->ibx.type == 1 || mw->qpn == qp->ibx.qp_num) &&
 	     va >= mw->addr && len <= mw->length &&
 	     va - mw->addr <= mw->length - len;

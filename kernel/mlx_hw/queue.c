@@ -12,11 +12,14 @@
 			 sizeof(struct mlx_hw_wqe_ud))
 /* RC/UC: raddr + atomic, or bind, after ctrl (both 32 bytes). */
 #define MLX_HW_RC_HDR	(sizeof(struct mlx_hw_wqe_ctrl) + 32)
+/* XRC INI: the xrc segment, then as RC. */
+#define MLX_HW_XRC_HDR	(MLX_HW_RC_HDR + sizeof(struct mlx_hw_wqe_xrc))
 
 static_assert(sizeof(struct mlx_hw_wqe_ctrl) == 16);
 static_assert(sizeof(struct mlx_hw_wqe_ud) == 48);
 static_assert(sizeof(struct mlx_hw_wqe_raddr) + sizeof(struct mlx_hw_wqe_atomic) == 32);
 static_assert(sizeof(struct mlx_hw_wqe_bind) == 32);
+static_assert(sizeof(struct mlx_hw_wqe_xrc) == 16);
 static_assert(sizeof(struct mlx_hw_wqe_data) == 16);
 static_assert(sizeof(struct mlx_hw_rwqe) == 16);
 
@@ -141,7 +144,8 @@ static int mlx_hw_qp_geometry(struct mlx_hw_qp *qp,
 		return -EINVAL;
 
 	qp->sq_hdr = init->qp_type == IB_UVERBS_QPT_UD ? MLX_HW_UD_HDR :
-							 MLX_HW_RC_HDR;
+		     init->qp_type == IB_UVERBS_QPT_XRC_INI ? MLX_HW_XRC_HDR :
+							      MLX_HW_RC_HDR;
 	data = max3(cap->max_send_sge * MLX_HW_WQE_SEG,
 		    ALIGN(4 + cap->max_inline_data, MLX_HW_WQE_SEG),
 		    (u32)MLX_HW_WQE_SEG);
@@ -179,6 +183,58 @@ static int mlx_hw_qp_geometry(struct mlx_hw_qp *qp,
 	return 0;
 }
 
+static void mlx_hw_qp_init_common(struct mlx_hw_qp *qp)
+{
+	mlx_hw_obj_init(&qp->obj);
+	mutex_init(&qp->sq_lock);
+	mutex_init(&qp->rq_lock);
+	qp->state = IBX_QPS_RESET;
+	qp->mtu = 256;
+}
+
+/*
+ * An XRC TGT QP has no queues and no mapping: only its number and the
+ * responder state.  It still gets a kernel-only doorbell page that stays
+ * zero, so the engine's queue scans find nothing to do on it.
+ */
+static int mlx_hw_create_xrc_tgt(struct mlx_hw_qp *qp,
+				 struct ibx_qp_init_attr *init,
+				 struct ibx_udata *udata)
+{
+	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
+	struct mlx_hw_create_qp_resp resp = {};
+	u32 qpn;
+	int err;
+
+	if (!qp->ibx.xrcd || init->create_flags)
+		return -EINVAL;
+	memset(&init->cap, 0, sizeof(init->cap));
+	mlx_hw_qp_init_common(qp);
+	qp->region = mlx_hw_region_alloc(MLX_HW_DB_PAGE, false);
+	if (!qp->region)
+		return -ENOMEM;
+	qp->db = qp->region->vaddr;
+	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, NULL,
+			      XA_LIMIT(MLX_HW_MIN_QPN, MLX_HW_MAX_QPN),
+			      &dev->qp_next, GFP_KERNEL);
+	if (err < 0) {
+		err = err == -EBUSY ? -ENOMEM : err;
+		goto err_region;
+	}
+	qp->ibx.qp_num = qpn;
+	err = ibx_udata_copy_to(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_xa;
+	/* Published last: loopback senders find it from now on. */
+	xa_store(&dev->qp_xa, qpn, qp, GFP_KERNEL);
+	return 0;
+err_xa:
+	xa_erase(&dev->qp_xa, qpn);
+err_region:
+	mlx_hw_region_put(qp->region);
+	return err;
+}
+
 int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 		     struct ibx_udata *udata)
 {
@@ -189,28 +245,28 @@ int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 	u32 qpn;
 	int err;
 
-	if (!ibqp->uctx)
-		return -EINVAL;
 	switch (init->qp_type) {
 	case IB_UVERBS_QPT_RC:
 	case IB_UVERBS_QPT_UC:
 	case IB_UVERBS_QPT_UD:
+	case IB_UVERBS_QPT_XRC_INI:
+		if (!ibqp->uctx)
+			return -EINVAL;
 		break;
+	case IB_UVERBS_QPT_XRC_TGT:
+		return mlx_hw_create_xrc_tgt(qp, init, udata);
 	default:
 		return -EOPNOTSUPP;
 	}
 	if (init->create_flags)
 		return -EOPNOTSUPP;
-	err = mlx_hw_qp_geometry(qp, init, !!ibqp->srq);
+	/* An XRC initiator has no receive queue (IBA A14). */
+	err = mlx_hw_qp_geometry(qp, init, ibqp->srq ||
+				 init->qp_type == IB_UVERBS_QPT_XRC_INI);
 	if (err)
 		return err;
 
-	mlx_hw_obj_init(&qp->obj);
-	mutex_init(&qp->sq_lock);
-	mutex_init(&qp->rq_lock);
-	qp->state = IBX_QPS_RESET;
-	qp->mtu = 256;
-
+	mlx_hw_qp_init_common(qp);
 	qp->wqe_buf = kmalloc(qp->sq_stride, GFP_KERNEL);
 	if (!qp->wqe_buf)
 		return -ENOMEM;
@@ -385,7 +441,8 @@ void mlx_hw_destroy_qp(struct ibx_qp *ibqp)
 	mlx_hw_resp_release(qp);
 	mutex_unlock(&qp->rq_lock);
 	mutex_unlock(&qp->sq_lock);
-	mlx_hw_mmap_remove(to_muctx(ibqp->uctx), qp->mmap_key);
+	if (ibqp->uctx)		/* XRC TGT QPs are not mapped */
+		mlx_hw_mmap_remove(to_muctx(ibqp->uctx), qp->mmap_key);
 	mlx_hw_region_put(qp->region);
 	kfree(qp->wqe_buf);
 }
@@ -401,7 +458,8 @@ int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,
 	u32 srqn;
 	int err;
 
-	if (!ibsrq->uctx || ibsrq->srq_type != IB_UVERBS_SRQT_BASIC)
+	if (!ibsrq->uctx || (ibsrq->srq_type != IB_UVERBS_SRQT_BASIC &&
+			     ibsrq->srq_type != IB_UVERBS_SRQT_XRC))
 		return -EOPNOTSUPP;
 	if (attr->max_wr < 1 || attr->max_wr > MLX_HW_MAX_QP_WR ||
 	    attr->max_sge > MLX_HW_MAX_SGE || attr->srq_limit > attr->max_wr)
@@ -415,6 +473,7 @@ int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,
 			     MLX_HW_WQE_SEG);
 	srq->limit = attr->srq_limit;
 	mutex_init(&srq->lock);
+	mlx_hw_obj_init(&srq->obj);
 
 	srq->region = mlx_hw_region_alloc(MLX_HW_DB_PAGE +
 					  (size_t)srq->wqe_cnt * srq->stride,
@@ -427,7 +486,7 @@ int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,
 				 &srq->mmap_key);
 	if (err)
 		goto err_region;
-	err = xa_alloc_cyclic(&dev->srq_xa, &srqn, srq,
+	err = xa_alloc_cyclic(&dev->srq_xa, &srqn, NULL,
 			      XA_LIMIT(1, MLX_HW_MAX_SRQ), &dev->srq_next,
 			      GFP_KERNEL);
 	if (err < 0) {
@@ -448,6 +507,8 @@ int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,
 		goto err_xa;
 	attr->max_wr = srq->wqe_cnt;
 	attr->max_sge = srq->max_sge;
+	/* Published last: XRC responders find it from now on. */
+	xa_store(&dev->srq_xa, srqn, srq, GFP_KERNEL);
 	return 0;
 
 err_xa:
@@ -457,6 +518,19 @@ err_mmap:
 err_region:
 	mlx_hw_region_put(srq->region);
 	return err;
+}
+
+/* The SRQ numbered @srqn, referenced, for XRC TGT responders. */
+struct mlx_hw_srq *mlx_hw_srq_get(struct mlx_hw_dev *dev, u32 srqn)
+{
+	struct mlx_hw_srq *srq;
+
+	xa_lock(&dev->srq_xa);
+	srq = xa_load(&dev->srq_xa, srqn);
+	if (srq && !mlx_hw_obj_get(&srq->obj))
+		srq = NULL;
+	xa_unlock(&dev->srq_xa);
+	return srq;
 }
 
 /* Mask bits of ibv_srq_attr_mask. */
@@ -495,8 +569,12 @@ void mlx_hw_destroy_srq(struct ibx_srq *ibsrq)
 	struct mlx_hw_dev *dev = to_mdev(ibsrq->dev);
 	struct mlx_hw_srq *srq = to_msrq(ibsrq);
 
-	/* The core destroys QPs using it first, so no engine user is left. */
+	/*
+	 * The core destroys QPs using it first; XRC TGT QPs of any process
+	 * may still be executing a request that names it.
+	 */
 	xa_erase(&dev->srq_xa, srq->srqn);
+	mlx_hw_obj_drain(&srq->obj);
 	mlx_hw_mmap_remove(to_muctx(ibsrq->uctx), srq->mmap_key);
 	mlx_hw_region_put(srq->region);
 }

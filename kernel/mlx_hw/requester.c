@@ -56,7 +56,7 @@ static bool mlx_hw_op_valid(u32 qp_type, u8 opcode)
 	case MLX_HW_OP_RDMA_READ:
 	case MLX_HW_OP_ATOMIC_CS:
 	case MLX_HW_OP_ATOMIC_FA:
-		return qp_type == IB_UVERBS_QPT_RC;
+		return mlx_hw_qp_reliable(qp_type);
 	default:
 		return false;
 	}
@@ -96,6 +96,14 @@ static u8 mlx_hw_parse_wqe(struct mlx_hw_qp *qp)
 	wqe->imm_data = ctrl->imm_data;
 	wqe->invalidate_rkey = le32_to_cpu(ctrl->invalidate_rkey);
 	mlx_hw_sgl_init(&wqe->sgl);
+	wqe->xrc_srqn = 0;
+	if (type == IB_UVERBS_QPT_XRC_INI) {
+		/* Every XRC WQE names the target's SRQ, right after ctrl. */
+		const struct mlx_hw_wqe_xrc *xrc = (const void *)(buf + off);
+
+		wqe->xrc_srqn = le32_to_cpu(xrc->remote_srqn) & 0xffffff;
+		off += sizeof(*xrc);
+	}
 
 	if (!mlx_hw_op_valid(type, wqe->opcode))
 		return MLX_HW_WC_LOC_QP_OP_ERR;
@@ -237,6 +245,7 @@ static bool mlx_hw_pkt_address(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt)
 	} else {
 		pkt->dgid = qp->dgid;
 		pkt->dest_qpn = qp->dest_qpn;
+		pkt->xrc_srqn = wqe->xrc_srqn;
 		pkt->hop_limit = qp->hop_limit;
 		pkt->traffic_class = qp->traffic_class;
 		pkt->flow_label = qp->flow_label;
@@ -295,7 +304,7 @@ static enum mlx_hw_comp_result mlx_hw_req_message(struct mlx_hw_qp *qp,
 		mlx_hw_cursor_skip(&src, pkt->paylen);
 
 		mlx_hw_loopback_xmit(dev, pkt, resp);
-		if (qp->ibx.qp_type == IB_UVERBS_QPT_RC) {
+		if (mlx_hw_qp_reliable(qp->ibx.qp_type)) {
 			res = mlx_hw_completer(qp, pkt, resp);
 			if (res != MLX_HW_COMP_NEXT)
 				return res;
@@ -325,7 +334,7 @@ static enum mlx_hw_comp_result mlx_hw_req_execute(struct mlx_hw_qp *qp)
 	}
 	if (!mlx_hw_pkt_address(qp, &pkt)) {
 		/* No source GID: the packet cannot leave the port. */
-		if (qp->ibx.qp_type != IB_UVERBS_QPT_RC) {
+		if (!mlx_hw_qp_reliable(qp->ibx.qp_type)) {
 			mlx_hw_complete_wqe(qp, 0, wqe->sgl.total);
 			return MLX_HW_COMP_DONE;
 		}

@@ -17,11 +17,17 @@ static int mlx_hw_psn_diff(u32 a, u32 b)
 	return ((s32)((a - b) << 8)) >> 8;
 }
 
-/* Writes a receive CQE for the current receive WQE and releases it. */
+/*
+ * Writes a receive CQE for the current receive WQE and releases it.  An
+ * XRC TGT QP completes to the CQ of the XRC SRQ (IBA A14), with its own
+ * QP number in the CQE.
+ */
 static void mlx_hw_recv_complete(struct mlx_hw_qp *qp, u8 status, u8 opcode,
 				 u32 byte_len, u32 wc_flags, __be32 imm,
 				 u32 inv_rkey, u32 src_qp, bool solicited)
 {
+	struct ibx_cq *cq = qp->resp.xsrq ? qp->resp.xsrq->ibx.cq :
+					    qp->ibx.recv_cq;
 	struct mlx_hw_cqe cqe = {};
 
 	cqe.wr_id = cpu_to_le64(qp->resp.rwqe.wr_id);
@@ -41,7 +47,7 @@ static void mlx_hw_recv_complete(struct mlx_hw_qp *qp, u8 status, u8 opcode,
 	}
 	mlx_hw_sgl_release(&qp->resp.rwqe.sgl);
 	qp->resp.have_rwqe = false;
-	if (mlx_hw_cq_post(to_mcq(qp->ibx.recv_cq), &cqe, solicited) &&
+	if (mlx_hw_cq_post(to_mcq(cq), &cqe, solicited) &&
 	    READ_ONCE(qp->state) != IBX_QPS_ERR) {
 		mlx_hw_qp_to_err(qp);
 		ibx_qp_event(&qp->ibx, IBX_EVENT_QP_FATAL);
@@ -129,6 +135,8 @@ static int mlx_hw_take_rwqe(struct mlx_hw_qp *qp)
 	u32 pi;
 	int status;
 
+	if (qp->resp.xsrq)
+		return mlx_hw_take_srq(qp, qp->resp.xsrq);
 	if (qp->ibx.srq)
 		return mlx_hw_take_srq(qp, to_msrq(qp->ibx.srq));
 	pi = le32_to_cpu(READ_ONCE(qp->db->rq_pi));
@@ -170,6 +178,22 @@ int mlx_hw_recv_flush(struct mlx_hw_qp *qp)
 	int n = 0;
 	u32 pi;
 
+	if (qp->ibx.qp_type == IB_UVERBS_QPT_XRC_TGT) {
+		/* The WQE of a message in progress goes back to its SRQ's CQ. */
+		if (qp->resp.have_rwqe)
+			qp->resp.xsrq = mlx_hw_srq_get(to_mdev(qp->ibx.dev),
+						       qp->resp.xrc_srqn);
+		if (qp->resp.xsrq) {
+			mlx_hw_recv_complete(qp, MLX_HW_WC_WR_FLUSH_ERR,
+					     MLX_HW_WC_RECV, 0, 0, 0, 0, 0,
+					     false);
+			mlx_hw_srq_put(qp->resp.xsrq);
+			qp->resp.xsrq = NULL;
+			n++;
+		}
+		mlx_hw_resp_release(qp);
+		return n;
+	}
 	if (qp->resp.have_rwqe) {
 		mlx_hw_recv_complete(qp, MLX_HW_WC_WR_FLUSH_ERR, MLX_HW_WC_RECV,
 				     0, 0, 0, 0, 0, false);
@@ -209,7 +233,7 @@ static void mlx_hw_resp_error(struct mlx_hw_qp *qp, struct mlx_hw_resp *resp,
 	mlx_hw_sgl_release(&qp->resp.wr_dst);
 	qp->resp.in_msg = false;
 	/* UC: a broken message is dropped silently (IBA 9.9.1). */
-	if (qp->ibx.qp_type != IB_UVERBS_QPT_RC) {
+	if (!mlx_hw_qp_reliable(qp->ibx.qp_type)) {
 		resp->kind = MLX_HW_RESP_NONE;
 		return;
 	}
@@ -241,7 +265,7 @@ static bool mlx_hw_resp_get_rwqe(struct mlx_hw_qp *qp, struct mlx_hw_resp *resp)
 		return true;
 	ret = mlx_hw_take_rwqe(qp);
 	if (ret == -EAGAIN) {
-		if (qp->ibx.qp_type == IB_UVERBS_QPT_RC) {
+		if (mlx_hw_qp_reliable(qp->ibx.qp_type)) {
 			resp->kind = MLX_HW_RESP_RNR_NAK;
 			resp->rnr_timer = qp->min_rnr_timer;
 			mlx_hw_count(to_mdev(qp->ibx.dev),
@@ -264,7 +288,7 @@ static void mlx_hw_resp_send(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 	u32 flags = 0;
 
 	if (pkt->flags & MLX_HW_PKT_FIRST) {
-		if (qp->resp.in_msg && qp->ibx.qp_type == IB_UVERBS_QPT_RC) {
+		if (qp->resp.in_msg && mlx_hw_qp_reliable(qp->ibx.qp_type)) {
 			mlx_hw_resp_error(qp, resp, MLX_HW_RESP_NAK_INV_REQ,
 					  IBX_EVENT_QP_REQ_ERR);
 			return;
@@ -302,8 +326,8 @@ static void mlx_hw_resp_send(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 			flags |= MLX_HW_WC_WITH_IMM;
 		if (pkt->flags & MLX_HW_PKT_INV) {
 			/* An invalid key is ignored: the CQE still says so. */
-			mlx_hw_invalidate(to_mdev(qp->ibx.dev), qp->ibx.pd,
-					  pkt->inv_rkey);
+			mlx_hw_invalidate(to_mdev(qp->ibx.dev),
+					  mlx_hw_resp_pd(qp), pkt->inv_rkey);
 			flags |= MLX_HW_WC_WITH_INV;
 		}
 		mlx_hw_recv_complete(qp, 0, MLX_HW_WC_RECV, qp->resp.offset,
@@ -323,7 +347,7 @@ static void mlx_hw_resp_write(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 	bool imm = pkt->flags & MLX_HW_PKT_IMM;
 
 	if (pkt->flags & MLX_HW_PKT_FIRST) {
-		if (qp->resp.in_msg && qp->ibx.qp_type == IB_UVERBS_QPT_RC) {
+		if (qp->resp.in_msg && mlx_hw_qp_reliable(qp->ibx.qp_type)) {
 			mlx_hw_resp_error(qp, resp, MLX_HW_RESP_NAK_INV_REQ,
 					  IBX_EVENT_QP_REQ_ERR);
 			return;
@@ -532,8 +556,42 @@ static void mlx_hw_resp_comm_est(struct mlx_hw_qp *qp, int state)
 	ibx_qp_event(&qp->ibx, IBX_EVENT_COMM_EST);
 }
 
-void mlx_hw_responder(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
-		      struct mlx_hw_resp *resp)
+/* Which sender's packets a QP accepts: its own type, XRC INI for TGT. */
+static bool mlx_hw_pkt_type_ok(u32 qp_type, u32 pkt_type)
+{
+	if (qp_type == IB_UVERBS_QPT_XRC_TGT)
+		return pkt_type == IB_UVERBS_QPT_XRC_INI;
+	return qp_type == pkt_type;
+}
+
+/*
+ * XRC TGT: the XRCETH names the XRC SRQ that receives (IBA A14.4.1); it
+ * must be an XRC SRQ of the TGT QP's domain, and stay the same within a
+ * message.  Otherwise the request is invalid.  Takes a reference for the
+ * duration of the packet.
+ */
+static bool mlx_hw_resp_xrc_srq(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt)
+{
+	struct mlx_hw_srq *srq;
+
+	if (qp->resp.in_msg && pkt->xrc_srqn != qp->resp.xrc_srqn)
+		return false;
+	srq = mlx_hw_srq_get(to_mdev(qp->ibx.dev), pkt->xrc_srqn);
+	if (!srq)
+		return false;
+	if (srq->ibx.srq_type != IB_UVERBS_SRQT_XRC ||
+	    srq->ibx.xrcd != qp->ibx.xrcd) {
+		mlx_hw_srq_put(srq);
+		return false;
+	}
+	qp->resp.xsrq = srq;
+	qp->resp.xrc_srqn = pkt->xrc_srqn;
+	return true;
+}
+
+static void mlx_hw_responder_packet(struct mlx_hw_qp *qp,
+				    struct mlx_hw_pkt *pkt,
+				    struct mlx_hw_resp *resp)
 {
 	int state = READ_ONCE(qp->state);
 	int diff;
@@ -543,9 +601,15 @@ void mlx_hw_responder(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 	if (state != IBX_QPS_RTR && state != IBX_QPS_RTS &&
 	    state != IBX_QPS_SQD)
 		return;
-	if (qp->ibx.qp_type != pkt->qp_type)
+	if (!mlx_hw_pkt_type_ok(qp->ibx.qp_type, pkt->qp_type))
 		return;
 	mlx_hw_resp_comm_est(qp, state);
+	if (qp->ibx.qp_type == IB_UVERBS_QPT_XRC_TGT &&
+	    !mlx_hw_resp_xrc_srq(qp, pkt)) {
+		mlx_hw_resp_error(qp, resp, MLX_HW_RESP_NAK_INV_REQ,
+				  IBX_EVENT_QP_REQ_ERR);
+		return;
+	}
 
 	switch (qp->ibx.qp_type) {
 	case IB_UVERBS_QPT_UD:
@@ -618,4 +682,14 @@ out:
 	mlx_hw_sgl_park(&qp->resp.wr_dst);
 	if (qp->ibx.qp_type == IB_UVERBS_QPT_UC)
 		resp->kind = MLX_HW_RESP_NONE;
+}
+
+void mlx_hw_responder(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
+		      struct mlx_hw_resp *resp)
+{
+	mlx_hw_responder_packet(qp, pkt, resp);
+	if (qp->resp.xsrq) {
+		mlx_hw_srq_put(qp->resp.xsrq);
+		qp->resp.xsrq = NULL;
+	}
 }

@@ -88,6 +88,19 @@ static void mlx_hw_dealloc_pd(struct ibx_pd *pd)
 {
 }
 
+/*
+ * An XRC domain needs no device state: responders compare the domain of
+ * the XRC SRQ a request names with their own by identity.
+ */
+static int mlx_hw_alloc_xrcd(struct ibx_xrcd *xrcd, struct ibx_udata *udata)
+{
+	return 0;
+}
+
+static void mlx_hw_dealloc_xrcd(struct ibx_xrcd *xrcd)
+{
+}
+
 /* ---------------- MR ---------------- */
 
 #define MLX_HW_ACCESS_ALL (IB_UVERBS_ACCESS_LOCAL_WRITE | \
@@ -196,6 +209,8 @@ const struct ibx_device_ops mlx_hw_ops = {
 	.ioctl = mlx_hw_ioctl,
 	.alloc_pd = mlx_hw_alloc_pd,
 	.dealloc_pd = mlx_hw_dealloc_pd,
+	.alloc_xrcd = mlx_hw_alloc_xrcd,
+	.dealloc_xrcd = mlx_hw_dealloc_xrcd,
 	.reg_mr = mlx_hw_reg_mr,
 	.begin_dereg_mr = mlx_hw_begin_dereg_mr,
 	.dereg_mr = mlx_hw_dereg_mr,

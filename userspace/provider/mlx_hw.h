@@ -73,6 +73,7 @@ struct mlx_hw_wq {
 struct mlx_hw_sq_wqe {
 	struct mlx_hw_wqe_ctrl *ctrl;	/* NULL: no WQE is being built */
 	struct mlx_hw_wqe_ud *ud;	/* UD QPs, else NULL */
+	struct mlx_hw_wqe_xrc *xrc;	/* XRC INI (XRC_SEND) QPs, else NULL */
 	struct mlx_hw_wqe_raddr *raddr;	/* RDMA and atomic ops, else NULL */
 	struct mlx_hw_wqe_atomic *atomic;	/* atomic ops, else NULL */
 	struct mlx_hw_wqe_bind *bind;	/* BIND_MW, else NULL */
@@ -187,6 +188,11 @@ int mlx_hw_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 int mlx_hw_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		     int attr_mask);
 int mlx_hw_destroy_qp(struct ibv_qp *qp);
+struct ibv_qp *mlx_hw_open_qp(struct ibv_context *ibctx,
+			      struct ibv_qp_open_attr *attr);
+struct ibv_xrcd *mlx_hw_open_xrcd(struct ibv_context *ibctx,
+				  struct ibv_xrcd_init_attr *attr);
+int mlx_hw_close_xrcd(struct ibv_xrcd *xrcd);
 int mlx_hw_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad_wr);
 int mlx_hw_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
@@ -200,6 +206,8 @@ void mlx_hw_init_qp_ex(struct mlx_hw_qp *qp, uint64_t send_ops_flags);
 /* srq.c */
 struct ibv_srq *mlx_hw_create_srq(struct ibv_pd *pd,
 				  struct ibv_srq_init_attr *attr);
+struct ibv_srq *mlx_hw_create_srq_ex(struct ibv_context *ibctx,
+				     struct ibv_srq_init_attr_ex *attr);
 int mlx_hw_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 		      int attr_mask);
 int mlx_hw_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);

@@ -89,6 +89,9 @@ static int sq_opcode_valid(enum ibv_qp_type type, uint8_t opcode)
 		       opcode == MLX_HW_OP_RDMA_WRITE_IMM;
 	case IBV_QPT_UD:
 		return opcode == MLX_HW_OP_SEND || opcode == MLX_HW_OP_SEND_IMM;
+	case IBV_QPT_XRC_SEND:
+		/* The requester half of XRC is RC's (IBA A14). */
+		return opcode <= MLX_HW_OP_SEND_INV;
 	default:
 		return 0;
 	}
@@ -108,12 +111,16 @@ int mlx_hw_sq_begin(struct mlx_hw_qp *qp, uint8_t opcode, uint64_t wr_id,
 	slot = qp->sq.buf + (qp->sq.pi & (qp->sq.wqe_cnt - 1)) * qp->sq.stride;
 	p = slot + sizeof(*w->ctrl);
 	w->ud = NULL;
+	w->xrc = NULL;
 	w->raddr = NULL;
 	w->atomic = NULL;
 	w->bind = NULL;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
 		w->ud = (void *)p;
 		p += sizeof(*w->ud);
+	} else if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND) {
+		w->xrc = (void *)p;
+		p += sizeof(*w->xrc);
 	}
 	switch (opcode) {
 	case MLX_HW_OP_ATOMIC_CS:
@@ -239,6 +246,8 @@ static int sq_post_one(struct mlx_hw_qp *qp, struct ibv_send_wr *wr)
 	if (w.ud)
 		mlx_hw_sq_set_ud(&w, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 				 wr->wr.ud.remote_qkey);
+	if (w.xrc)
+		w.xrc->remote_srqn = htole32(wr->qp_type.xrc.remote_srqn);
 	if (w.atomic) {
 		w.raddr->raddr = htole64(wr->wr.atomic.remote_addr);
 		w.raddr->rkey = htole32(wr->wr.atomic.rkey);

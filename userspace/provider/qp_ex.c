@@ -165,6 +165,19 @@ static void wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 	mlx_hw_sq_set_ud(w, ah, remote_qpn, remote_qkey);
 }
 
+static void wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	struct mlx_hw_sq_wqe *w = wr_cur(qpx);
+
+	if (!w)
+		return;
+	if (!w->xrc) {
+		wr_fail(qpx_to_mqp(qpx), EINVAL);
+		return;
+	}
+	w->xrc->remote_srqn = htole32(remote_srqn);
+}
+
 static void wr_check(struct ibv_qp_ex *qpx, int ret)
 {
 	if (ret)
@@ -267,6 +280,7 @@ void mlx_hw_init_qp_ex(struct mlx_hw_qp *qp, uint64_t ops)
 	qpx->wr_complete = wr_complete;
 	qpx->wr_abort = wr_abort;
 	qpx->wr_set_ud_addr = wr_set_ud_addr;
+	qpx->wr_set_xrc_srqn = wr_set_xrc_srqn;
 	qpx->wr_set_sge = wr_set_sge;
 	qpx->wr_set_sge_list = wr_set_sge_list;
 	qpx->wr_set_inline_data = wr_set_inline_data;

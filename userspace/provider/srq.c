@@ -77,6 +77,47 @@ err:
 	return NULL;
 }
 
+/* Basic or XRC SRQs; an XRC SRQ's number goes into senders' WQEs. */
+struct ibv_srq *mlx_hw_create_srq_ex(struct ibv_context *ibctx,
+				     struct ibv_srq_init_attr_ex *attr)
+{
+	struct mlx_hw_create_srq_resp resp = {};
+	struct mlx_hw_srq *srq;
+	int ret;
+
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	    attr->srq_type != IBV_SRQT_BASIC && attr->srq_type != IBV_SRQT_XRC) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = pthread_spin_init(&srq->wq.lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret) {
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	ret = ibx_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, NULL, 0, &resp,
+				    sizeof(resp));
+	if (ret)
+		goto err;
+	ret = srq_map(ibctx, srq, &resp);
+	if (ret) {
+		ibx_cmd_destroy_srq(&srq->vsrq.srq);
+		goto err;
+	}
+	return &srq->vsrq.srq;
+err:
+	pthread_spin_destroy(&srq->wq.lock);
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
 int mlx_hw_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 		      int attr_mask)
 {

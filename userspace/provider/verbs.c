@@ -126,6 +126,7 @@ err:
 static int send_ops_supported(enum ibv_qp_type type, uint64_t ops)
 {
 	uint64_t sup = type == IBV_QPT_RC ? MLX_HW_SEND_OPS_RC :
+		       type == IBV_QPT_XRC_SEND ? MLX_HW_SEND_OPS_RC :
 		       type == IBV_QPT_UC ? MLX_HW_SEND_OPS_UC :
 		       type == IBV_QPT_UD ? MLX_HW_SEND_OPS_UD : 0;
 
@@ -141,8 +142,10 @@ struct ibv_qp *mlx_hw_create_qp_ex(struct ibv_context *ibctx,
 	struct mlx_hw_qp *qp;
 	int ret;
 
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ||
-	    (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
+	/* An XRC receive QP hangs off its XRC domain, every other off a PD. */
+	if (!(attr->comp_mask & (attr->qp_type == IBV_QPT_XRC_RECV ?
+				 IBV_QP_INIT_ATTR_XRCD : IBV_QP_INIT_ATTR_PD)) ||
+	    (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
 				 IBV_QP_INIT_ATTR_CREATE_FLAGS |
 				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
@@ -169,7 +172,9 @@ struct ibv_qp *mlx_hw_create_qp_ex(struct ibv_context *ibctx,
 	if (ret)
 		goto err;
 	attr->cap = cmd_attr.cap;
-	ret = qp_map(ibctx, qp, &resp, &attr->cap);
+	/* An XRC receive QP has no queues of its own: nothing to map. */
+	ret = attr->qp_type == IBV_QPT_XRC_RECV ? 0 :
+	      qp_map(ibctx, qp, &resp, &attr->cap);
 	if (ret) {
 		ibx_cmd_destroy_qp(&qp->vqp.qp);
 		goto err;
@@ -219,7 +224,57 @@ int mlx_hw_destroy_qp(struct ibv_qp *ibqp)
 	ret = ibx_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
-	munmap(qp->region, qp->region_len);
+	if (qp->region)
+		munmap(qp->region, qp->region_len);
 	qp_free(qp);
 	return 0;
+}
+
+/* A handle of an XRC TGT QP that another context may have created. */
+struct ibv_qp *mlx_hw_open_qp(struct ibv_context *ibctx,
+			      struct ibv_qp_open_attr *attr)
+{
+	struct mlx_hw_qp *qp = qp_alloc();
+	int ret;
+
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibx_cmd_open_qp(ibctx, &qp->vqp, attr);
+	if (ret) {
+		qp_free(qp);
+		errno = ret;
+		return NULL;
+	}
+	return &qp->vqp.qp;
+}
+
+struct ibv_xrcd *mlx_hw_open_xrcd(struct ibv_context *ibctx,
+				  struct ibv_xrcd_init_attr *attr)
+{
+	struct verbs_xrcd *xrcd = calloc(1, sizeof(*xrcd));
+	int ret;
+
+	if (!xrcd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibx_cmd_open_xrcd(ibctx, xrcd, sizeof(*xrcd), attr);
+	if (ret) {
+		free(xrcd);
+		errno = ret;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+int mlx_hw_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = (struct verbs_xrcd *)ibxrcd;
+	int ret = ibx_cmd_close_xrcd(xrcd);
+
+	if (!ret)
+		free(xrcd);
+	return ret;
 }

@@ -97,7 +97,7 @@ enum mlx_hw_wqe_flags {
 
 /*
  * A send WQE occupies one fixed-size slot (sq_stride bytes) and is laid out
- * as: ctrl, then [ud] for UD QPs, then [raddr] for RDMA and atomic ops,
+ * as: ctrl, then [ud] for UD QPs or [xrc] for XRC INI QPs, then [raddr] for RDMA and atomic ops,
  * then [atomic] for atomics, then [bind] for BIND_MW, then either num_sge
  * data segments or (MLX_HW_WQE_INLINE) one inline segment.
  */
@@ -126,6 +126,12 @@ struct mlx_hw_wqe_ud {
 	__u8 dmac[6];
 	__u8 is_global;
 	__u8 reserved[9];
+};
+
+/* XRC INI QPs, every WQE: the XRC SRQ at the target (XRCETH). */
+struct mlx_hw_wqe_xrc {
+	__le32 remote_srqn;	/* 24 bits */
+	__le32 reserved[3];
 };
 
 struct mlx_hw_wqe_raddr {
