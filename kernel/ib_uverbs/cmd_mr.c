@@ -194,14 +194,29 @@ IBX_CMD(dealloc_mw)
 #define IBX_MR_REREG_TRANS	(1 << 0)	/* IB_MR_REREG_TRANS */
 #define IBX_MR_REREG_PD		(1 << 1)	/* IB_MR_REREG_PD */
 #define IBX_MR_REREG_ACCESS	(1 << 2)	/* IB_MR_REREG_ACCESS */
-#define IBX_MR_REREG_ALL	(IBX_MR_REREG_TRANS | IBX_MR_REREG_PD | \
+#define IBX_MR_REREG_SUPPORTED	(IBX_MR_REREG_TRANS | IBX_MR_REREG_PD | \
 				 IBX_MR_REREG_ACCESS)
 
+/* Moves the MR's single dependency (its PD) to @pd_uo. */
+static void ibx_mr_move_pd(struct ibx_uobj *uo, struct ibx_uobj *pd_uo)
+{
+	int i;
+
+	for (i = 0; i < IBX_MAX_DEPS; i++) {
+		if (uo->deps[i]) {
+			uo->deps[i]->usecnt--;
+			uo->deps[i] = NULL;
+		}
+	}
+	ibx_uobj_add_dep(uo, pd_uo);
+}
+
 /*
- * The driver API has no rereg op, so the core registers a new driver MR
- * with the merged attributes and, once that succeeded, releases the old
- * one behind the same handle.  The keys may change, which the response
- * reports (as ib_uverbs does when a driver re-creates the MR).
+ * REREG_MR as ib_uverbs_rereg_mr: the checks in its order, then the
+ * driver swaps in a new driver MR with the same keys (ops->rereg_mr).  A
+ * new translation is pinned before the old one is released, so for a
+ * moment both count against RLIMIT_MEMLOCK, as upstream.  The pages are
+ * also pinned again when new access rights need them writable.
  */
 IBX_CMD(rereg_mr)
 {
@@ -210,14 +225,13 @@ IBX_CMD(rereg_mr)
 	struct ibx_uobj *uo, *pd_uo = NULL;
 	struct ib_uverbs_rereg_mr cmd;
 	struct ibx_mr *old, *mr;
-	u64 start, length, iova;
-	u32 access;
-	int ret, i;
+	bool repin;
+	int ret;
 
 	ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	if (!cmd.flags || (cmd.flags & ~IBX_MR_REREG_ALL))
+	if (!cmd.flags || (cmd.flags & ~IBX_MR_REREG_SUPPORTED))
 		return -EINVAL;
 	if ((cmd.flags & IBX_MR_REREG_TRANS) &&
 	    (cmd.start & ~PAGE_MASK) != (cmd.hca_va & ~PAGE_MASK))
@@ -236,50 +250,53 @@ IBX_CMD(rereg_mr)
 		if (!pd_uo)
 			return -EINVAL;
 	}
-	if (!ops->reg_mr)
+	if (!ops->rereg_mr)
 		return -EOPNOTSUPP;
-
-	start = (cmd.flags & IBX_MR_REREG_TRANS) ? cmd.start :
-						    old->umem->address;
-	length = (cmd.flags & IBX_MR_REREG_TRANS) ? cmd.length : old->length;
-	iova = (cmd.flags & IBX_MR_REREG_TRANS) ? cmd.hca_va : old->iova;
-	access = (cmd.flags & IBX_MR_REREG_ACCESS) ? cmd.access_flags :
-						      old->access;
 
 	mr = kzalloc(max(ops->size_mr, sizeof(*mr)), GFP_KERNEL);
 	if (!mr)
 		return -ENOMEM;
-	ret = ibx_umem_get(start, length, access, &mr->umem);
-	if (ret)
-		goto err_free;
-	mr->dev = ibx_dev(c);
+	mr->dev = old->dev;
 	mr->pd = pd_uo ? pd_uo->obj : old->pd;
-	mr->iova = iova;
-	mr->length = length;
-	mr->access = access;
-	ret = ops->reg_mr(mr, &c->udata);
+	mr->access = (cmd.flags & IBX_MR_REREG_ACCESS) ? cmd.access_flags :
+							  old->access;
+	if (cmd.flags & IBX_MR_REREG_TRANS) {
+		mr->iova = cmd.hca_va;
+		mr->length = cmd.length;
+		repin = true;
+	} else {
+		mr->iova = old->iova;
+		mr->length = old->length;
+		repin = ibx_umem_access_writable(mr->access) &&
+			!old->umem->writable;
+	}
+	if (repin) {
+		ret = ibx_umem_get((cmd.flags & IBX_MR_REREG_TRANS) ?
+				   cmd.start : old->umem->address,
+				   mr->length, mr->access, &mr->umem);
+		if (ret)
+			goto err_free;
+	} else {
+		mr->umem = old->umem;
+	}
+
+	ret = ops->rereg_mr(old, mr, cmd.flags, &c->udata);
 	if (ret)
 		goto err_umem;
-
-	if (ops->dereg_mr)
-		ops->dereg_mr(old);
-	ibx_umem_release(old->umem);
+	/* The device sees only @mr now. */
+	if (repin)
+		ibx_umem_release(old->umem);
 	kfree(old);
 	uo->obj = mr;
-	if (pd_uo) {
-		/* deps[0] is the PD (the only dependency of an MR). */
-		for (i = 0; i < IBX_MAX_DEPS; i++)
-			if (uo->deps[i])
-				uo->deps[i]->usecnt--;
-		memset(uo->deps, 0, sizeof(uo->deps));
-		ibx_uobj_add_dep(uo, pd_uo);
-	}
+	if (pd_uo)
+		ibx_mr_move_pd(uo, pd_uo);
 	resp.lkey = mr->lkey;
 	resp.rkey = mr->rkey;
 	return ibx_cmd_out(c, &resp, sizeof(resp));
 
 err_umem:
-	ibx_umem_release(mr->umem);
+	if (repin)
+		ibx_umem_release(mr->umem);
 err_free:
 	kfree(mr);
 	return ret;

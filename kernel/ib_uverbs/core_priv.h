@@ -270,6 +270,8 @@ int ibx_ah_attr_from_user(struct ibx_device *dev, struct ibx_ah_attr *ah,
 /* umem.c */
 int ibx_umem_get(u64 addr, u64 length, u32 access, struct ibx_umem **out);
 void ibx_umem_release(struct ibx_umem *umem);
+/* Whether MRs with @access get their pages pinned for writing. */
+bool ibx_umem_access_writable(u32 access);
 
 /* qp_state.c */
 bool ibx_qp_transition_ok(enum ibx_qp_state cur, enum ibx_qp_state next,

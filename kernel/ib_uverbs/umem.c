@@ -19,7 +19,7 @@ struct ibx_umem_priv {
 	struct mm_struct *mm;
 };
 
-static bool ibx_access_writable(u32 access)
+bool ibx_umem_access_writable(u32 access)
 {
 	/* A bound MW may grant remote write, so MW_BIND counts too. */
 	return access & (IB_UVERBS_ACCESS_LOCAL_WRITE |
@@ -54,7 +54,7 @@ int ibx_umem_get(u64 addr, u64 length, u32 access, struct ibx_umem **out)
 	p->umem.address = addr;
 	p->umem.length = length;
 	p->umem.offset = addr & ~PAGE_MASK;
-	p->umem.writable = ibx_access_writable(access);
+	p->umem.writable = ibx_umem_access_writable(access);
 	p->mm = mm;
 	mmgrab(mm);
 

@@ -356,12 +356,28 @@ struct ibx_device_ops {
 	 */
 	int (*begin_dereg_mr)(struct ibx_mr *mr);
 	void (*dereg_mr)(struct ibx_mr *mr);
+	/*
+	 * REREG_MR keeping the keys.  @new is a zeroed driver MR that the
+	 * core filled with the merged attributes (dev, pd, umem, iova,
+	 * length, access); @flags are the IB_MR_REREG_* being changed.  The
+	 * driver gives @new the keys of @mr, makes the device see @new
+	 * instead of @mr in one step and returns once the device no longer
+	 * uses @mr; the core then frees @mr without calling dereg_mr (and
+	 * releases its umem if @new has another).  On error @mr is untouched
+	 * and still registered.
+	 */
+	int (*rereg_mr)(struct ibx_mr *mr, struct ibx_mr *new, u32 flags,
+			struct ibx_udata *udata);
 
 	int (*alloc_mw)(struct ibx_mw *mw, struct ibx_udata *udata);
 	void (*dealloc_mw)(struct ibx_mw *mw);
 
 	int (*create_cq)(struct ibx_cq *cq, const struct ibx_cq_init_attr *attr,
 			 struct ibx_udata *udata);
+	/*
+	 * RESIZE_CQ: @cqe is in 1..max_cqe; fewer than the outstanding
+	 * completions is -EINVAL.  Sets cq->cqe to the new capacity.
+	 */
 	int (*resize_cq)(struct ibx_cq *cq, int cqe, struct ibx_udata *udata);
 	void (*destroy_cq)(struct ibx_cq *cq);
 	/* The REQ_NOTIFY_CQ command (userspace providers usually arm directly). */

@@ -90,6 +90,7 @@ static int mlx_hw_add(const char *name)
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->cq_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
+	spin_lock_init(&dev->bind_lock);
 	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC1);
 	ether_addr_copy(dev->mac, ndev->dev_addr);
 	mlx_hw_dev_init_attr(dev);

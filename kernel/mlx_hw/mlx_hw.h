@@ -145,6 +145,7 @@ struct mlx_hw_dev {
 	struct xarray mr_xa;		/* key index -> mlx_hw_mr */
 	u32 qp_next, cq_next, mr_next;	/* xa_alloc_cyclic cursors */
 	atomic_t mr_keybyte;		/* low byte of the next key */
+	spinlock_t bind_lock;		/* window binds vs. MR rereg */
 	u32 srq_next;			/* xa_alloc_cyclic cursor */
 	struct xarray srq_xa;		/* srqn -> mlx_hw_srq (obj refs) */
 
@@ -559,6 +560,7 @@ struct mlx_hw_mr *mlx_hw_rkey_resolve(struct mlx_hw_dev *dev,
 int mlx_hw_invalidate(struct mlx_hw_dev *dev, struct ibx_pd *pd, u32 key);
 u8 mlx_hw_bind_mw(struct mlx_hw_qp *qp, const struct mlx_hw_wqe_bind *bind);
 int mlx_hw_begin_dereg_mr(struct ibx_mr *ibmr);
+bool mlx_hw_mr_has_windows(struct mlx_hw_dev *dev, u32 lkey);
 
 /* queue.c */
 int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,

@@ -91,6 +91,34 @@ void mlx_hw_dealloc_mw(struct ibx_mw *ibmw)
 		mlx_hw_mr_unbind_mw2(dev, mw->mr_lkey);
 }
 
+/*
+ * Whether a window is bound to the MR of @lkey.  Called with bind_lock
+ * held, so no bind completes meanwhile.
+ */
+bool mlx_hw_mr_has_windows(struct mlx_hw_dev *dev, u32 lkey)
+{
+	struct mlx_hw_key *k;
+	unsigned long index;
+	bool found = false;
+
+	lockdep_assert_held(&dev->bind_lock);
+	xa_lock(&dev->mr_xa);
+	xa_for_each(&dev->mr_xa, index, k) {
+		struct mlx_hw_mw *mw;
+
+		if (k->kind != MLX_HW_KEY_MW)
+			continue;
+		mw = container_of(k, struct mlx_hw_mw, key);
+		spin_lock(&mw->lock);
+		found = mw->bound && mw->mr_lkey == lkey;
+		spin_unlock(&mw->lock);
+		if (found)
+			break;
+	}
+	xa_unlock(&dev->mr_xa);
+	return found;
+}
+
 /* Looks up the MR or MW of a key index with an engine reference. */
 static struct mlx_hw_key *mlx_hw_key_get(struct mlx_hw_dev *dev, u32 key)
 {
@@ -232,12 +260,19 @@ u8 mlx_hw_bind_mw(struct mlx_hw_qp *qp, const struct mlx_hw_wqe_bind *bind)
 		       IB_UVERBS_ACCESS_REMOTE_ATOMIC)) &&
 	    !(mr->ibx.access & IB_UVERBS_ACCESS_LOCAL_WRITE))
 		goto out;
-	spin_lock_bh(&mw->lock);
+	/*
+	 * The checks above were against @mr: bind only if a rereg has not
+	 * replaced it since (mlx_hw_rereg_mr swaps under bind_lock).
+	 */
+	spin_lock_bh(&dev->bind_lock);
+	if (xa_load(&dev->mr_xa, mr->key.index) != &mr->key)
+		goto out_unlock;
+	spin_lock(&mw->lock);
 	/* A type 2 window must be invalidated before it is bound again. */
 	if (mw->ibx.type == 2 &&
 	    (mw->bound || !mlx_hw_mr_bind_mw2(mr))) {
-		spin_unlock_bh(&mw->lock);
-		goto out;
+		spin_unlock(&mw->lock);
+		goto out_unlock;
 	}
 	mw->bound = true;
 	mw->mr_lkey = mr->ibx.lkey;
@@ -246,8 +281,10 @@ u8 mlx_hw_bind_mw(struct mlx_hw_qp *qp, const struct mlx_hw_wqe_bind *bind)
 	mw->access = access;
 	mw->qpn = qp->ibx.qp_num;
 	mw->ibx.rkey = new_rkey;
-	spin_unlock_bh(&mw->lock);
+	spin_unlock(&mw->lock);
 	status = 0;
+out_unlock:
+	spin_unlock_bh(&dev->bind_lock);
 out:
 	if (mr)
 		mlx_hw_mr_put(mr);

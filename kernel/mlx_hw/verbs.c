@@ -111,13 +111,10 @@ static void mlx_hw_dealloc_xrcd(struct ibx_xrcd *xrcd)
 			   IB_UVERBS_ACCESS_ZERO_BASED | \
 			   IB_UVERBS_ACCESS_RELAXED_ORDERING)
 
-static int mlx_hw_reg_mr(struct ibx_mr *ibmr, struct ibx_udata *udata)
+/* The attributes of a user MR the device can register. */
+static int mlx_hw_mr_check(const struct ibx_mr *ibmr)
 {
-	struct mlx_hw_dev *dev = to_mdev(ibmr->dev);
-	struct mlx_hw_mr *mr = to_mmr(ibmr);
 	u32 access = ibmr->access;
-	u32 index;
-	int err;
 
 	/* Unknown optional bits are ignored, as IB_UVERBS_ACCESS_OPTIONAL_*. */
 	if (access & ~MLX_HW_ACCESS_ALL &
@@ -135,7 +132,19 @@ static int mlx_hw_reg_mr(struct ibx_mr *ibmr, struct ibx_udata *udata)
 		       IB_UVERBS_ACCESS_REMOTE_WRITE |
 		       IB_UVERBS_ACCESS_REMOTE_ATOMIC)) && !ibmr->umem->writable)
 		return -EINVAL;
+	return 0;
+}
 
+static int mlx_hw_reg_mr(struct ibx_mr *ibmr, struct ibx_udata *udata)
+{
+	struct mlx_hw_dev *dev = to_mdev(ibmr->dev);
+	struct mlx_hw_mr *mr = to_mmr(ibmr);
+	u32 index;
+	int err;
+
+	err = mlx_hw_mr_check(ibmr);
+	if (err)
+		return err;
 	mr->key.kind = MLX_HW_KEY_MR;
 	mlx_hw_obj_init(&mr->key.obj);
 	spin_lock_init(&mr->mw_lock);
@@ -159,6 +168,46 @@ static void mlx_hw_dereg_mr(struct ibx_mr *ibmr)
 	xa_erase(&dev->mr_xa, mr->key.index);
 	/* The engine may be copying from/to it: wait until it is done. */
 	mlx_hw_obj_drain(&mr->key.obj);
+}
+
+/*
+ * Re-registration keeping the keys: the engine finds MRs only through
+ * mr_xa, so replacing the entry (under its lock) switches every later
+ * lookup to @ibnew at once, and draining @ibmr waits for the users that
+ * resolved the key before.  No MR is ever modified in place.  A region
+ * with windows bound is refused with -EINVAL, as deregistration is with
+ * type 2 windows (IBA 10.6.7.2.6): since the keys stay, a type 1 window
+ * would otherwise silently cover the new translation.  bind_lock keeps a
+ * bind from slipping in between the check and the swap.
+ */
+static int mlx_hw_rereg_mr(struct ibx_mr *ibmr, struct ibx_mr *ibnew,
+			   u32 flags, struct ibx_udata *udata)
+{
+	struct mlx_hw_dev *dev = to_mdev(ibmr->dev);
+	struct mlx_hw_mr *old = to_mmr(ibmr), *mr = to_mmr(ibnew);
+	int err;
+
+	err = mlx_hw_mr_check(ibnew);
+	if (err)
+		return err;
+	mr->key.kind = MLX_HW_KEY_MR;
+	mlx_hw_obj_init(&mr->key.obj);
+	spin_lock_init(&mr->mw_lock);
+	mr->key.index = old->key.index;
+	ibnew->lkey = ibmr->lkey;
+	ibnew->rkey = ibmr->rkey;
+
+	spin_lock_bh(&dev->bind_lock);
+	if (mlx_hw_mr_has_windows(dev, ibmr->lkey)) {
+		spin_unlock_bh(&dev->bind_lock);
+		return -EINVAL;
+	}
+	/* Replacing a present entry allocates nothing: cannot fail. */
+	xa_store(&dev->mr_xa, mr->key.index, &mr->key, GFP_ATOMIC);
+	spin_unlock_bh(&dev->bind_lock);
+	/* Users that resolved the key before the swap still hold @old. */
+	mlx_hw_obj_drain(&old->key.obj);
+	return 0;
 }
 
 /* Looks up a key and takes an engine reference; NULL if stale/unknown. */
@@ -214,6 +263,7 @@ const struct ibx_device_ops mlx_hw_ops = {
 	.reg_mr = mlx_hw_reg_mr,
 	.begin_dereg_mr = mlx_hw_begin_dereg_mr,
 	.dereg_mr = mlx_hw_dereg_mr,
+	.rereg_mr = mlx_hw_rereg_mr,
 	.alloc_mw = mlx_hw_alloc_mw,
 	.dealloc_mw = mlx_hw_dealloc_mw,
 	.create_cq = mlx_hw_create_cq,
