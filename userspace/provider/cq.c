@@ -22,22 +22,33 @@ static void cq_unlock(struct mlx_hw_cq *cq)
 		pthread_spin_unlock(&cq->lock);
 }
 
-/*
- * The CQE at cq->ci if the engine has written it, else NULL.  The engine
- * writes owner last, as 1 ^ (pass parity) (mlx_hw-abi.h), so a slot left
- * over from the previous pass (or the zeroed ring) never matches.
- */
-static struct mlx_hw_cqe *cq_next_cqe(struct mlx_hw_cq *cq)
+/* The owner bit a valid CQE at free-running index @idx has. */
+static uint8_t cq_owner_of(const struct mlx_hw_cq *cq, uint32_t idx)
 {
-	struct mlx_hw_cqe *cqe = &cq->ring[cq->ci & (cq->entries - 1)];
-	uint8_t valid = 1 ^ ((cq->ci >> cq->log_entries) & 1);
+	return 1 ^ ((idx >> cq->log_entries) & 1);
+}
 
-	if ((__atomic_load_n(&cqe->owner, __ATOMIC_RELAXED) & 1) != valid)
+/*
+ * The CQE at index @idx if the engine has written it, else NULL.  The
+ * engine writes owner last, as 1 ^ (pass parity) (mlx_hw-abi.h), so a slot
+ * left over from the previous pass (or the zeroed ring) never matches.
+ */
+static struct mlx_hw_cqe *cq_cqe_at(struct mlx_hw_cq *cq, uint32_t idx)
+{
+	struct mlx_hw_cqe *cqe = &cq->ring[idx & (cq->entries - 1)];
+
+	if ((__atomic_load_n(&cqe->owner, __ATOMIC_RELAXED) & 1) !=
+	    cq_owner_of(cq, idx))
 		return NULL;
 	/* Read barrier: the CQE body must not be read before its owner. */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	mlx_hw_mem_defined(cqe, sizeof(*cqe));
 	return cqe;
+}
+
+static struct mlx_hw_cqe *cq_next_cqe(struct mlx_hw_cq *cq)
+{
+	return cq_cqe_at(cq, cq->ci);
 }
 
 /* Hands the slots below cq->ci back to the engine. */
@@ -85,6 +96,41 @@ int mlx_hw_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		cq_publish_ci(cq);
 	cq_unlock(cq);
 	return n;
+}
+
+/*
+ * Drops the unpolled CQEs of QP @qpn (it went to RESET): the older CQEs of
+ * other QPs move up over them, each rewritten with the owner bit of its new
+ * slot, and ci advances past the freed slots.  Only slots the engine has
+ * handed over (valid, below its producer) are touched.
+ */
+void mlx_hw_cq_clean(struct mlx_hw_cq *cq, uint32_t qpn)
+{
+	uint32_t end, i, nfreed = 0;
+
+	cq_lock(cq);
+	for (end = cq->ci; end - cq->ci < cq->entries; end++)
+		if (!cq_cqe_at(cq, end))
+			break;
+	for (i = end; i != cq->ci;) {
+		struct mlx_hw_cqe *src = &cq->ring[--i & (cq->entries - 1)];
+		struct mlx_hw_cqe *dst;
+
+		if (le32toh(src->qp_num) == qpn) {
+			nfreed++;
+			continue;
+		}
+		if (!nfreed)
+			continue;
+		dst = &cq->ring[(i + nfreed) & (cq->entries - 1)];
+		*dst = *src;
+		dst->owner = cq_owner_of(cq, i + nfreed);
+	}
+	if (nfreed) {
+		cq->ci += nfreed;
+		cq_publish_ci(cq);
+	}
+	cq_unlock(cq);
 }
 
 /*

@@ -211,6 +211,11 @@ int mlx_hw_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		pthread_spin_lock(&qp->rq.lock);
 		qp->rq.pi = 0;
 		pthread_spin_unlock(&qp->rq.lock);
+		/* Completions of the old incarnation go too (as mlx5). */
+		if (ibqp->recv_cq)
+			mlx_hw_cq_clean(to_mcq(ibqp->recv_cq), ibqp->qp_num);
+		if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+			mlx_hw_cq_clean(to_mcq(ibqp->send_cq), ibqp->qp_num);
 	}
 	ibqp->state = attr->qp_state;
 	return 0;
