@@ -566,6 +566,7 @@ bool mlx_hw_mr_has_windows(struct mlx_hw_dev *dev, u32 lkey);
 int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
 		     struct ibx_udata *udata);
 void mlx_hw_destroy_cq(struct ibx_cq *ibcq);
+int mlx_hw_resize_cq(struct ibx_cq *ibcq, int cqe, struct ibx_udata *udata);
 int mlx_hw_req_notify_cq(struct ibx_cq *ibcq, bool solicited_only);
 int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 		     struct ibx_udata *udata);

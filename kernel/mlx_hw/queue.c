@@ -96,6 +96,90 @@ void mlx_hw_destroy_cq(struct ibx_cq *ibcq)
 	mlx_hw_region_put(cq->region);
 }
 
+/*
+ * RESIZE_CQ (docs/prm.md, "Resizing a CQ").  The engine produces CQEs only
+ * under cq->lock, so switching region, ring and doorbell record under it
+ * is atomic for the engine: a CQE lands either in the old ring before the
+ * copy or in the new one after.  The provider holds its CQ lock across the
+ * command (nothing polls or arms meanwhile) and switches to the new region
+ * the response names; the old one lives on until it unmaps it.
+ */
+int mlx_hw_resize_cq(struct ibx_cq *ibcq, int cqe, struct ibx_udata *udata)
+{
+	struct mlx_hw_cq *cq = to_mcq(ibcq);
+	struct mlx_hw_ucontext *uctx = to_muctx(ibcq->uctx);
+	struct mlx_hw_resize_cq_resp resp = {};
+	struct mlx_hw_region *region, *old_region;
+	u32 entries, n, i, ci;
+	struct mlx_hw_cq_db *db;
+	struct mlx_hw_cqe *ring;
+	u64 key, old_key;
+	int err;
+
+	if (cqe < 1 || cqe > MLX_HW_MAX_CQE)
+		return -EINVAL;
+	/* Without the new region's key the provider could not follow. */
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+	entries = roundup_pow_of_two(cqe);
+	region = mlx_hw_region_alloc(MLX_HW_DB_PAGE +
+				     (size_t)entries * sizeof(*ring), false);
+	if (!region)
+		return -ENOMEM;
+	db = region->vaddr;
+	ring = region->vaddr + MLX_HW_DB_PAGE;
+	err = mlx_hw_mmap_insert(uctx, region, &key);
+	if (err)
+		goto err_region;
+	/* Told before the switch: a failed copy leaves the CQ as it was. */
+	resp.mmap_key = key;
+	resp.mmap_len = region->size;
+	resp.ring_offset = MLX_HW_DB_PAGE;
+	resp.entries = entries;
+	err = ibx_udata_copy_to(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_mmap;
+
+	spin_lock_bh(&cq->lock);
+	ci = le32_to_cpu(READ_ONCE(cq->db->ci));
+	n = cq->pi - ci;
+	/* Fewer entries than completions waiting (or a bogus ci). */
+	if (n > (u32)cqe || n > cq->entries) {
+		spin_unlock_bh(&cq->lock);
+		err = -EINVAL;
+		goto err_mmap;
+	}
+	for (i = 0; i < n; i++) {
+		memcpy(&ring[i], &cq->ring[(ci + i) & (cq->entries - 1)],
+		       offsetof(struct mlx_hw_cqe, owner));
+		/* Index i of a fresh ring is in pass 0: owner 1. */
+		ring[i].owner = 1;
+	}
+	db->arm = cq->db->arm;
+	db->pi = cpu_to_le32(n);
+	old_region = cq->region;
+	old_key = cq->mmap_key;
+	cq->region = region;
+	cq->mmap_key = key;
+	cq->db = db;
+	cq->ring = ring;
+	cq->entries = entries;
+	cq->log_entries = ilog2(entries);
+	cq->pi = n;
+	spin_unlock_bh(&cq->lock);
+
+	ibcq->cqe = entries;
+	mlx_hw_mmap_remove(uctx, old_key);
+	mlx_hw_region_put(old_region);
+	return 0;
+
+err_mmap:
+	mlx_hw_mmap_remove(uctx, key);
+err_region:
+	mlx_hw_region_put(region);
+	return err;
+}
+
 /* The REQ_NOTIFY_CQ command: same as an arm word with a new sn. */
 int mlx_hw_req_notify_cq(struct ibx_cq *ibcq, bool solicited_only)
 {

@@ -267,6 +267,7 @@ const struct ibx_device_ops mlx_hw_ops = {
 	.alloc_mw = mlx_hw_alloc_mw,
 	.dealloc_mw = mlx_hw_dealloc_mw,
 	.create_cq = mlx_hw_create_cq,
+	.resize_cq = mlx_hw_resize_cq,
 	.destroy_cq = mlx_hw_destroy_cq,
 	.req_notify_cq = mlx_hw_req_notify_cq,
 	.create_qp = mlx_hw_create_qp,

@@ -871,6 +871,106 @@ static int test_cq_overrun(struct ctx *c)
 	return 0;
 }
 
+/* Posts @n signaled 8-byte RDMA WRITEs, wr_id first.., byte i = wr_id. */
+static int post_writes(struct ctx *c, struct ibv_qp *qp, int first, int n)
+{
+	int i;
+
+	for (i = first; i < first + n; i++) {
+		c->buf[SRC + i] = (uint8_t)(i + 1);
+		CHECK(!post_send(c, qp, IBV_WR_RDMA_WRITE, SRC + i, 1,
+				 IBV_SEND_SIGNALED, i,
+				 (uintptr_t)c->buf + DST + i, c->mr->rkey,
+				 NULL, 0), "post %d", i);
+	}
+	return 0;
+}
+
+/* Polls wr_ids first..first+n-1, in order, all successful. */
+static int poll_writes(struct ibv_cq *cq, int first, int n)
+{
+	struct ibv_wc wc;
+	int i;
+
+	for (i = first; i < first + n; i++) {
+		CHECK(!poll_one(cq, &wc), "completion %d missing", i);
+		CHECK(wc.wr_id == (uint64_t)i && wc.status == IBV_WC_SUCCESS,
+		      "wr_id %llu status %s, expected %d",
+		      (unsigned long long)wc.wr_id,
+		      ibv_wc_status_str(wc.status), i);
+	}
+	return poll_none(cq);
+}
+
+/*
+ * Resizing a CQ keeps the unpolled completions, in order, whether the
+ * engine wrote them before or after the switch; fewer entries than are
+ * outstanding and more than max_cqe are EINVAL.
+ */
+static int test_cq_resize(struct ctx *c)
+{
+	struct ibv_cq *cq = ibv_create_cq(c->ctx, 4, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = c->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 128, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	struct ibv_device_attr da;
+	struct pair p;
+	int i;
+
+	CHECK(cq && cq->cqe == 4, "create_cq");
+	CHECK(!ibv_query_device(c->ctx, &da), "query_device");
+	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
+		return -1;
+	ibv_destroy_qp(p.a);
+	p.a = ibv_create_qp(c->pd, &ia);
+	CHECK(p.a, "create_qp");
+	CHECK(!ibv_modify_qp(p.a, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "init");
+	CHECK(!qp_connect(c, p.a, p.b->qp_num, 7, 1), "connect");
+
+	/* Three completions waiting: two entries are too few. */
+	memset(c->buf + DST, 0, 256);
+	if (post_writes(c, p.a, 0, 3))
+		return -1;
+	for (i = 0; i < 5000 && c->buf[DST + 2] != 3; i++)
+		usleep(1000);
+	/* Loopback writes the CQE right after executing the WRITE. */
+	usleep(100000);
+	CHECK(ibv_resize_cq(cq, 2) == EINVAL, "resize below outstanding");
+	CHECK(ibv_resize_cq(cq, da.max_cqe + 1) == EINVAL, "resize > max");
+	CHECK(cq->cqe == 4, "cqe %d after failed resizes", cq->cqe);
+	CHECK(ibv_resize_cq(cq, 33) == 0 && cq->cqe == 64, "grow: cqe %d",
+	      cq->cqe);
+	if (poll_writes(cq, 0, 3))
+		return -1;
+	/* More than the old ring held, without an overrun. */
+	if (post_writes(c, p.a, 3, 40) || poll_writes(cq, 3, 40))
+		return -1;
+	/* Resize while the engine is writing completions. */
+	if (post_writes(c, p.a, 43, 50))
+		return -1;
+	CHECK(ibv_resize_cq(cq, 100) == 0 && cq->cqe == 128, "grow busy");
+	if (poll_writes(cq, 43, 50))
+		return -1;
+	/* Shrink an empty CQ; it still works. */
+	CHECK(ibv_resize_cq(cq, 5) == 0 && cq->cqe == 8, "shrink: cqe %d",
+	      cq->cqe);
+	if (post_writes(c, p.a, 93, 8) || poll_writes(cq, 93, 8))
+		return -1;
+	for (i = 0; i < 101; i++)
+		CHECK(c->buf[DST + i] == (uint8_t)(i + 1), "byte %d", i);
+	pair_destroy(&p);
+	CHECK(!ibv_destroy_cq(cq), "destroy_cq");
+	drain(c);
+	return 0;
+}
+
 /* The SRQ limit event fires once when the level drops below the limit. */
 static int test_srq_limit(struct ctx *c)
 {
@@ -994,6 +1094,7 @@ static const struct {
 	{ "events", test_events },
 	{ "mw", test_mw },
 	{ "cq_overrun", test_cq_overrun },
+	{ "cq_resize", test_cq_resize },
 	{ "srq_limit", test_srq_limit },
 	{ "dereg_waiting", test_dereg_waiting },
 	{ "sqd", test_sqd },

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * cq.c - completion queues: creation, the owner-bit polling of the CQE
- * ring (classic ibv_poll_cq and the extended start/next/end_poll API) and
- * arming through the doorbell record.
+ * ring (classic ibv_poll_cq and the extended start/next/end_poll API),
+ * arming through the doorbell record, resizing, and dropping the CQEs of
+ * a QP that went to RESET.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -280,28 +281,45 @@ static void cq_free(struct mlx_hw_cq *cq)
 	free(cq);
 }
 
-/* Maps and checks the region the create response describes. */
+/*
+ * Maps and checks a region (doorbell record at 0, ring at @ring_offset)
+ * and makes it the CQ's, polling from index 0.
+ */
+static int cq_use_region(struct ibv_context *ibctx, struct mlx_hw_cq *cq,
+			 uint64_t key, uint32_t len, uint32_t ring_offset,
+			 uint32_t entries)
+{
+	uint64_t ring_end = ring_offset + (uint64_t)entries * sizeof(*cq->ring);
+	void *region;
+
+	if (!entries || (entries & (entries - 1)) ||
+	    ring_offset < sizeof(*cq->db) || ring_end > len)
+		return EPROTO;
+	region = mlx_hw_mmap_region(ibctx, key, len, 1);
+	if (!region)
+		return errno;
+	cq->region = region;
+	cq->region_len = len;
+	cq->db = region;
+	cq->ring = (struct mlx_hw_cqe *)((uint8_t *)region + ring_offset);
+	cq->entries = entries;
+	cq->log_entries = __builtin_ctz(entries);
+	cq->ci = 0;
+	return 0;
+}
+
+/* Maps the region the create response describes; sets the poll ops. */
 static int cq_map(struct ibv_context *ibctx, struct mlx_hw_cq *cq,
 		  const struct mlx_hw_create_cq_resp *r)
 {
-	uint64_t ring_end;
+	int ret;
 
 	mlx_hw_mem_defined(r, sizeof(*r));
-	ring_end = r->ring_offset + (uint64_t)r->entries * sizeof(*cq->ring);
-	if (!r->entries || (r->entries & (r->entries - 1)) ||
-	    r->ring_offset < sizeof(*cq->db) || ring_end > r->mmap_len)
-		return EPROTO;
-	cq->region = mlx_hw_mmap_region(ibctx, r->mmap_key, r->mmap_len, 1);
-	if (!cq->region)
-		return errno;
-	cq->region_len = r->mmap_len;
-	cq->db = cq->region;
-	cq->ring = (struct mlx_hw_cqe *)((uint8_t *)cq->region +
-					 r->ring_offset);
-	cq->entries = r->entries;
-	cq->log_entries = __builtin_ctz(r->entries);
+	ret = cq_use_region(ibctx, cq, r->mmap_key, r->mmap_len,
+			    r->ring_offset, r->entries);
+	if (ret)
+		return ret;
 	cq->cqn = r->cqn;
-	cq->ci = 0;
 
 	cq->cq_ex.start_poll = cq_start_poll;
 	cq->cq_ex.next_poll = cq_next_poll;
@@ -383,6 +401,43 @@ err:
 	cq_free(cq);
 	errno = ret;
 	return NULL;
+}
+
+/*
+ * Resizing (docs/prm.md, "Resizing a CQ"): under the CQ lock, so nothing
+ * polls or arms meanwhile, the kernel copies the unpolled CQEs to the start
+ * of a new ring and the response names its region; we switch to it (ci
+ * restarts at 0) and drop the old mapping.  If mapping the new region
+ * fails after the kernel switched, the CQ is unusable (ENOMEM-class
+ * error returned; only destroy is left).
+ */
+int mlx_hw_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct mlx_hw_cq *cq = to_mcq(ibcq);
+	struct mlx_hw_resize_cq_resp resp = {};
+	void *old_region;
+	size_t old_len;
+	int ret;
+
+	cq_lock(cq);
+	if (cq->cur) {
+		/* Inside start_poll/end_poll: the ring cannot move now. */
+		cq_unlock(cq);
+		return EBUSY;
+	}
+	old_region = cq->region;
+	old_len = cq->region_len;
+	ret = ibx_cmd_resize_cq(ibcq, cqe, &resp, sizeof(resp));
+	if (!ret) {
+		mlx_hw_mem_defined(&resp, sizeof(resp));
+		ret = cq_use_region(ibcq->context, cq, resp.mmap_key,
+				    resp.mmap_len, resp.ring_offset,
+				    resp.entries);
+		if (!ret)
+			munmap(old_region, old_len);
+	}
+	cq_unlock(cq);
+	return ret;
 }
 
 int mlx_hw_destroy_cq(struct ibv_cq *ibcq)

@@ -224,6 +224,7 @@ static const struct ibx_context_ops mlx_hw_ops = {
 	.create_cq_ex = mlx_hw_create_cq_ex,
 	.poll_cq = mlx_hw_poll_cq,
 	.req_notify_cq = mlx_hw_req_notify_cq,
+	.resize_cq = mlx_hw_resize_cq,
 	.destroy_cq = mlx_hw_destroy_cq,
 	.create_srq = mlx_hw_create_srq,
 	.create_srq_ex = mlx_hw_create_srq_ex,

@@ -177,6 +177,7 @@ struct ibv_cq_ex *mlx_hw_create_cq_ex(struct ibv_context *ibctx,
 int mlx_hw_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int mlx_hw_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void mlx_hw_cq_clean(struct mlx_hw_cq *cq, uint32_t qpn);
+int mlx_hw_resize_cq(struct ibv_cq *cq, int cqe);
 int mlx_hw_destroy_cq(struct ibv_cq *cq);
 
 /* qp.c */

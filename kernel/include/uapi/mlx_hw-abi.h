@@ -222,6 +222,19 @@ struct mlx_hw_create_cq_resp {
 	__u32 entries;			/* power of two */
 };
 
+/*
+ * RESIZE_CQ: a new region (doorbell page + ring) replaces the old one; the
+ * CQEs not yet polled were copied to indices 0.. of the new ring and its
+ * doorbell record restarts with ci = 0 (docs/prm.md, "Resizing a CQ").
+ */
+struct mlx_hw_resize_cq_resp {
+	__aligned_u64 mmap_key;		/* mmap offset of the new region */
+	__u32 mmap_len;
+	__u32 ring_offset;		/* of the CQE ring within the region */
+	__u32 entries;			/* power of two */
+	__u32 reserved;
+};
+
 struct mlx_hw_create_qp_resp {
 	__aligned_u64 mmap_key;		/* mmap offset of doorbell page + rings */
 	__u32 mmap_len;
