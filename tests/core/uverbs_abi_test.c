@@ -7,8 +7,8 @@
  *   uverbs_abi_test [-d IBDEV] [-s SECTION]...   (default IBDEV mlx_hw0)
  *
  * Exit 0 when every check passed, 1 otherwise, 77 when the device is
- * missing.  Sections: sysfs hdr objects qp mr events memlock vmpin
- * threads, and only when named: gidevent (adds an address to the netdev)
+ * missing.  Sections: sysfs hdr objects qp mr events counts memlock
+ * vmpin threads, and only when named: gidevent (adds an address to the netdev)
  * and disassoc (removes and re-adds the device through
  * /sys/module/mlx_hw/parameters).
  */
@@ -495,6 +495,51 @@ static void test_sysfs(void)
 	}
 }
 
+/* A header alone, in_words as given: only the header rules apply. */
+static int hdr_only(int fd, uint32_t command, uint16_t in_words)
+{
+	struct ib_uverbs_cmd_hdr h = { command, in_words, 0 };
+	char b[64] = {};
+
+	memcpy(b, &h, sizeof(h));
+	return raw_write(fd, b, 16);
+}
+
+/*
+ * Commands nobody implements, as uapi_get_method()/ib_uverbs_write():
+ * past the last command offered -EOPNOTSUPP before any header check;
+ * below it, the "not supported" method is legacy-shaped even with the
+ * extended flag, so a header the legacy rules reject is -EINVAL first.
+ * Never -ENOSYS.  (mlx_hw offers no multicast and nothing past
+ * EX_MODIFY_QP; legacy commands end at CREATE_XSRQ or OPEN_QP.)
+ */
+static void test_unknown_cmds(int fd)
+{
+	const uint32_t ex = IB_USER_VERBS_CMD_FLAG_EXTENDED;
+
+	/* Out of range: no header check at all. */
+	EXPECT(hdr_only(fd, 41, 9), -EOPNOTSUPP);
+	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_COMMAND_MASK, 9), -EOPNOTSUPP);
+	EXPECT(hdr_only(fd, ex | IB_USER_VERBS_EX_CMD_MODIFY_CQ, 9),
+	       -EOPNOTSUPP);
+	EXPECT(hdr_only(fd, ex | (IB_USER_VERBS_EX_CMD_MODIFY_QP + 1), 9),
+	       -EOPNOTSUPP);
+	/* In range, not implemented: legacy header rules, then EOPNOTSUPP. */
+	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_POLL_CQ, 9), -EINVAL);
+	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_POLL_CQ, 4), -EOPNOTSUPP);
+	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_QUERY_MR, 4), -EOPNOTSUPP);
+	/* The extended flag on a legacy command: still legacy rules. */
+	EXPECT(hdr_only(fd, ex | IB_USER_VERBS_CMD_ALLOC_PD, 9), -EINVAL);
+	EXPECT(hdr_only(fd, ex | IB_USER_VERBS_CMD_ALLOC_PD, 4), -EOPNOTSUPP);
+	EXPECT(hdr_only(fd, ex | IB_USER_VERBS_CMD_DESTROY_CQ, 4),
+	       -EOPNOTSUPP);
+	/* Known command the device lacks the op for: no size check either. */
+	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_ATTACH_MCAST, 4), -EOPNOTSUPP);
+	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_DETACH_MCAST, 4), -EOPNOTSUPP);
+	/* An offered command with the same short header: too short. */
+	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_CREATE_CQ, 4), -ENOSPC);
+}
+
 static void test_hdr(void)
 {
 	struct ib_uverbs_alloc_pd pdreq = {};
@@ -531,6 +576,7 @@ static void test_hdr(void)
 	/* In the ABI but not offered: kernel-posted work requests. */
 	EXPECT(cmd(fd, IB_USER_VERBS_CMD_POST_SEND, buf, 24, buf, 8),
 	       -EOPNOTSUPP);
+	test_unknown_cmds(fd);
 	/* Everything but GET_CONTEXT needs a context. */
 	EXPECT(cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &pdreq, sizeof(pdreq),
 		   &pdresp, sizeof(pdresp)), -EINVAL);
@@ -868,7 +914,7 @@ static void test_objects(void)
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &r, sizeof(r), &rr,
 			   sizeof(rr)), -EINVAL);
 	}
-	/* Multicast: UD QPs and multicast GIDs only. */
+	/* Multicast: needs a driver op (mlx_hw has none). */
 	{
 		struct ib_uverbs_attach_mcast a = {};
 		uint32_t rc, ud;
@@ -880,15 +926,16 @@ static void test_objects(void)
 		a.gid[0] = 0xff;
 		a.gid[1] = 0x0e;
 		a.gid[15] = 1;
+		/* mlx_hw has no multicast op: unsupported before any check. */
 		a.qp_handle = rc;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_ATTACH_MCAST, &a, sizeof(a),
-			   NULL, 0), -EINVAL);
+			   NULL, 0), -EOPNOTSUPP);
 		a.qp_handle = ud;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DETACH_MCAST, &a, sizeof(a),
-			   NULL, 0), -EINVAL);
+			   NULL, 0), -EOPNOTSUPP);
 		a.gid[0] = 0xfe;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_ATTACH_MCAST, &a, sizeof(a),
-			   NULL, 0), -EINVAL);
+			   NULL, 0), -EOPNOTSUPP);
 		EXPECT(destroy_qp(&c, rc, NULL), 0);
 		EXPECT(destroy_qp(&c, ud, NULL), 0);
 	}
@@ -1280,6 +1327,111 @@ static void test_mr(void)
 		CHECK(vm_pin_kb() == pin0, "VmPin %ld after dereg, want %ld",
 		      vm_pin_kb(), pin0);
 	}
+	/* REREG_MR keeps lkey and rkey whatever changes (as mlx5). */
+	{
+		struct ib_uverbs_reg_mr rreq = {
+			.start = (uintptr_t)buf, .length = 4096,
+			.hca_va = (uintptr_t)buf, .pd_handle = pd,
+			.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE,
+		};
+		struct {
+			struct ib_uverbs_reg_mr_resp r;
+			char udata[UDATA_OUT];
+		} rresp = {};
+		struct ib_uverbs_rereg_mr req = {};
+		struct {
+			struct ib_uverbs_rereg_mr_resp r;
+			char udata[UDATA_OUT];
+		} resp;
+		uint32_t pd2;
+		int i;
+		static const struct {
+			uint32_t flags, access;
+			uint64_t off, len, va;
+		} ok[] = {
+			{ 1 << 2, IB_UVERBS_ACCESS_LOCAL_WRITE |
+				  IB_UVERBS_ACCESS_REMOTE_WRITE |
+				  IB_UVERBS_ACCESS_REMOTE_ATOMIC },
+			{ 1 << 0, 0, 8192, 3 * 4096, 0x5000000 },
+			{ 1 << 0 | 1 << 2, IB_UVERBS_ACCESS_REMOTE_READ, 100,
+			  5000, 0x6000064 },
+			/* read-only pages so far: writable needs a re-pin */
+			{ 1 << 2, IB_UVERBS_ACCESS_LOCAL_WRITE },
+		};
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REG_MR, &rreq, sizeof(rreq),
+			   &rresp, sizeof(rresp)), 0);
+		req.mr_handle = rresp.r.mr_handle;
+		for (i = 0; i < (int)(sizeof(ok) / sizeof(ok[0])); i++) {
+			req.flags = ok[i].flags;
+			req.access_flags = ok[i].access;
+			req.start = (uintptr_t)buf + ok[i].off;
+			req.length = ok[i].len;
+			req.hca_va = ok[i].va;
+			memset(&resp, 0xff, sizeof(resp));
+			EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req,
+				   sizeof(req), &resp, sizeof(resp)), 0);
+			CHECK(resp.r.lkey == rresp.r.lkey &&
+			      resp.r.rkey == rresp.r.rkey,
+			      "rereg %d: keys %#x/%#x, were %#x/%#x", i,
+			      resp.r.lkey, resp.r.rkey, rresp.r.lkey,
+			      rresp.r.rkey);
+		}
+		/* PD change: the dependency moves with it. */
+		EXPECT(alloc_pd(&c, &pd2), 0);
+		req.flags = 1 << 1;
+		req.pd_handle = pd2;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), 0);
+		CHECK(resp.r.lkey == rresp.r.lkey, "PD rereg changed the lkey");
+		EXPECT(dealloc_pd(&c, pd2), -EBUSY);
+		req.pd_handle = pd;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), 0);
+		EXPECT(dealloc_pd(&c, pd2), 0);
+		/* Errors, each leaving the MR as it was. */
+		req.flags = 0;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		req.flags = 1 << 3;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		req.flags = 1 << 0;	/* start/hca_va page offsets differ */
+		req.start = (uintptr_t)buf + 8;
+		req.hca_va = 0x7000000;
+		req.length = 64;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		req.start = (uintptr_t)buf;
+		req.length = 0;
+		req.hca_va = (uintptr_t)buf;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		req.start = 0x10000;	/* unmapped */
+		req.hca_va = 0x10000;
+		req.length = 4096;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EFAULT);
+		req.flags = 1 << 2;
+		req.access_flags = IB_UVERBS_ACCESS_REMOTE_ATOMIC;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		req.access_flags = IB_UVERBS_ACCESS_ON_DEMAND;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EOPNOTSUPP);
+		req.flags = 1 << 1;
+		req.pd_handle = rresp.r.mr_handle;	/* not a PD */
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		req.mr_handle = pd;			/* not an MR */
+		req.pd_handle = pd;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+		req.mr_handle = rresp.r.mr_handle;
+		EXPECT(dereg_mr(&c, rresp.r.mr_handle), 0);
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+	}
 	/* Unaligned, page-crossing, all access rights. */
 	EXPECT(reg_mr(&c, pd, buf + 100, 3 * 4096,
 		      IB_UVERBS_ACCESS_LOCAL_WRITE |
@@ -1330,6 +1482,362 @@ static void test_events(void)
 		close(resp.fd);
 		close(c.async_fd);
 	}
+}
+
+/* ---------------- success paths and destroy-time event counts ---------------- */
+
+/* A QP or SRQ created through the raw ABI with its rings mapped. */
+struct raw_queue {
+	uint32_t handle, num;
+	uint8_t *region;
+	size_t len;
+	uint8_t *rq;		/* receive ring (QP RQ or SRQ) */
+	uint32_t rq_cnt, rq_stride;
+	uint8_t *sq;
+	uint32_t sq_cnt, sq_stride;
+	__le32 *rq_pi, *sq_pi;
+	uint32_t rq_next, sq_next;
+};
+
+static int map_region(struct ctx *c, struct raw_queue *q, uint64_t key,
+		      uint32_t len)
+{
+	q->region = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd,
+			 key);
+	q->len = len;
+	return q->region == MAP_FAILED ? -errno : 0;
+}
+
+static int raw_create_qp(struct ctx *c, uint32_t pd, uint32_t cq, int srq,
+			 uint64_t user_handle, struct raw_queue *q)
+{
+	struct ib_uverbs_create_qp req = {
+		.user_handle = user_handle, .pd_handle = pd,
+		.send_cq_handle = cq, .recv_cq_handle = cq, .max_send_wr = 8,
+		.max_recv_wr = srq >= 0 ? 0 : 8, .max_send_sge = 1,
+		.max_recv_sge = 1, .qp_type = IB_UVERBS_QPT_RC,
+		.is_srq = srq >= 0, .srq_handle = srq >= 0 ? srq : 0,
+	};
+	struct {
+		struct ib_uverbs_create_qp_resp r;
+		struct mlx_hw_create_qp_resp d;
+		char pad[UDATA_OUT - sizeof(struct mlx_hw_create_qp_resp)];
+	} resp = {};
+	struct mlx_hw_qp_db *db;
+	int ret;
+
+	memset(q, 0, sizeof(*q));
+	ret = cmd(c->fd, IB_USER_VERBS_CMD_CREATE_QP, &req, sizeof(req),
+		  &resp, sizeof(resp));
+	if (ret)
+		return ret;
+	q->handle = resp.r.qp_handle;
+	q->num = resp.r.qpn;
+	ret = map_region(c, q, resp.d.mmap_key, resp.d.mmap_len);
+	if (ret)
+		return ret;
+	db = (struct mlx_hw_qp_db *)q->region;
+	q->sq = q->region + resp.d.sq_offset;
+	q->sq_cnt = resp.d.sq_wqe_cnt;
+	q->sq_stride = resp.d.sq_stride;
+	q->sq_pi = &db->sq_pi;
+	q->rq = q->region + resp.d.rq_offset;
+	q->rq_cnt = resp.d.rq_wqe_cnt;
+	q->rq_stride = resp.d.rq_stride;
+	q->rq_pi = &db->rq_pi;
+	return 0;
+}
+
+static int raw_create_srq(struct ctx *c, uint32_t pd, uint64_t user_handle,
+			  struct raw_queue *q)
+{
+	struct ib_uverbs_create_srq req = {
+		.user_handle = user_handle, .pd_handle = pd, .max_wr = 4,
+		.max_sge = 1,
+	};
+	struct {
+		struct ib_uverbs_create_srq_resp r;
+		struct mlx_hw_create_srq_resp d;
+		char pad[UDATA_OUT - sizeof(struct mlx_hw_create_srq_resp)];
+	} resp = {};
+	int ret;
+
+	memset(q, 0, sizeof(*q));
+	ret = cmd(c->fd, IB_USER_VERBS_CMD_CREATE_SRQ, &req, sizeof(req),
+		  &resp, sizeof(resp));
+	if (ret)
+		return ret;
+	q->handle = resp.r.srq_handle;
+	ret = map_region(c, q, resp.d.mmap_key, resp.d.mmap_len);
+	if (ret)
+		return ret;
+	q->rq = q->region + resp.d.ring_offset;
+	q->rq_cnt = resp.d.wqe_cnt;
+	q->rq_stride = resp.d.stride;
+	q->rq_pi = &((struct mlx_hw_srq_db *)q->region)->pi;
+	return 0;
+}
+
+/* Publishes a doorbell value and wakes the engine (PRM 2, 3). */
+static void ring_doorbell(struct ctx *c, __le32 *db, uint32_t pi)
+{
+	__atomic_store_n(db, htole32(pi), __ATOMIC_RELEASE);
+	ioctl(c->fd, MLX_HW_IOCTL_WAKE);
+}
+
+/* A receive WQE without buffers (takes zero-length messages). */
+static void raw_post_recv(struct ctx *c, struct raw_queue *q, uint64_t wr_id)
+{
+	struct mlx_hw_rwqe *w = (struct mlx_hw_rwqe *)
+		(q->rq + (q->rq_next & (q->rq_cnt - 1)) * q->rq_stride);
+
+	memset(w, 0, q->rq_stride);
+	w->wr_id = htole64(wr_id);
+	ring_doorbell(c, q->rq_pi, ++q->rq_next);
+}
+
+/* A signaled zero-length SEND. */
+static void raw_post_send(struct ctx *c, struct raw_queue *q, uint64_t wr_id)
+{
+	struct mlx_hw_wqe_ctrl *w = (struct mlx_hw_wqe_ctrl *)
+		(q->sq + (q->sq_next & (q->sq_cnt - 1)) * q->sq_stride);
+
+	memset(w, 0, q->sq_stride);
+	w->wr_id = htole64(wr_id);
+	w->opcode = MLX_HW_OP_SEND;
+	w->flags = MLX_HW_WQE_SIGNALED;
+	ring_doorbell(c, q->sq_pi, ++q->sq_next);
+}
+
+/* RESET -> RTS, connected to @dqpn. */
+static int raw_connect(struct ctx *c, uint32_t qp, uint32_t dqpn)
+{
+	struct ib_uverbs_modify_qp m;
+	int ret;
+
+	to_init(c, IB_UVERBS_QPT_RC, &m, qp);
+	ret = modify_qp(c, &m);
+	to_rtr(c, IB_UVERBS_QPT_RC, &m, qp, dqpn);
+	ret = ret ? ret : modify_qp(c, &m);
+	to_rts(IB_UVERBS_QPT_RC, &m, qp);
+	m.sq_psn = 0x123456;	/* the peer's rq_psn (to_rtr) */
+	return ret ? ret : modify_qp(c, &m);
+}
+
+/* Reads async events until none comes for 300 ms; counts per element. */
+static void read_async(struct ctx *c, const uint64_t *elems, int n,
+		       uint32_t *counts, uint32_t *types)
+{
+	struct ib_uverbs_async_event_desc ev;
+	struct pollfd p = { .fd = c->async_fd, .events = POLLIN };
+	int i;
+
+	while (poll(&p, 1, 300) == 1) {
+		if (read(c->async_fd, &ev, sizeof(ev)) != sizeof(ev))
+			break;
+		for (i = 0; i < n; i++) {
+			if (ev.element == elems[i]) {
+				counts[i]++;
+				types[i] |= 1u << ev.event_type;
+			}
+		}
+	}
+}
+
+/*
+ * ALLOC_MW/DEALLOC_MW, REQ_NOTIFY_CQ, RESIZE_CQ and the events_reported
+ * of DESTROY_CQ/QP/SRQ: a SEND between two QPs (one on an SRQ with a
+ * limit) under an armed CQ gives a completion event and SRQ_LIMIT_REACHED;
+ * SQD with notification gives SQ_DRAINED.  Each destroy must report what
+ * was read from the event files.
+ */
+static void test_counts(void)
+{
+	enum { QP_A = 0x1a, QP_B = 0x1b, SRQ_H = 0x5e, CQ_H = 0xc0ffee };
+	const uint64_t elems[] = { QP_A, QP_B, SRQ_H, CQ_H };
+	uint32_t counts[4] = {}, types[4] = {};
+	struct raw_queue a, b, srq;
+	struct ib_uverbs_destroy_cq_resp dcq = {};
+	struct ib_uverbs_comp_event_desc cev;
+	struct ctx c;
+	uint32_t pd, cq, events;
+	int chan;
+
+	if (open_ctx(&c) || alloc_pd(&c, &pd) || c.gid_ok < 0) {
+		CHECK(0, "setup");
+		return;
+	}
+	/* Memory windows: both types, the PD busy while they exist. */
+	{
+		struct ib_uverbs_alloc_mw req = { .pd_handle = pd };
+		struct {
+			struct ib_uverbs_alloc_mw_resp r;
+			char udata[UDATA_OUT];
+		} r1 = {}, r2 = {};
+		struct ib_uverbs_dealloc_mw d = {};
+		uint32_t pd2;
+
+		EXPECT(alloc_pd(&c, &pd2), 0);
+		req.pd_handle = pd2;
+		req.mw_type = 1;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_ALLOC_MW, &req, sizeof(req),
+			   &r1, sizeof(r1)), 0);
+		req.mw_type = 2;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_ALLOC_MW, &req, sizeof(req),
+			   &r2, sizeof(r2)), 0);
+		CHECK(r1.r.mw_handle != r2.r.mw_handle && r1.r.rkey &&
+		      r2.r.rkey && r1.r.rkey != r2.r.rkey,
+		      "mw handles %u %u rkeys %#x %#x", r1.r.mw_handle,
+		      r2.r.mw_handle, r1.r.rkey, r2.r.rkey);
+		EXPECT(dealloc_pd(&c, pd2), -EBUSY);
+		d.mw_handle = r1.r.mw_handle;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DEALLOC_MW, &d, sizeof(d),
+			   NULL, 0), 0);
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DEALLOC_MW, &d, sizeof(d),
+			   NULL, 0), -EINVAL);
+		d.mw_handle = r2.r.mw_handle;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DEALLOC_MW, &d, sizeof(d),
+			   NULL, 0), 0);
+		EXPECT(dealloc_pd(&c, pd2), 0);
+	}
+
+	{
+		struct ib_uverbs_create_comp_channel req = {};
+		struct ib_uverbs_create_comp_channel_resp resp = {};
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &req,
+			   sizeof(req), &resp, sizeof(resp)), 0);
+		chan = resp.fd;
+	}
+	EXPECT(create_cq(&c, 16, 0, chan, &cq), 0);
+	EXPECT(raw_create_srq(&c, pd, SRQ_H, &srq), 0);
+	EXPECT(raw_create_qp(&c, pd, cq, -1, QP_A, &a), 0);
+	EXPECT(raw_create_qp(&c, pd, cq, srq.handle, QP_B, &b), 0);
+	if (failures)
+		return;
+	EXPECT(raw_connect(&c, a.handle, b.num), 0);
+	EXPECT(raw_connect(&c, b.handle, a.num), 0);
+
+	/* Two receives on the SRQ, limit 2: taking one fires the event. */
+	raw_post_recv(&c, &srq, 100);
+	raw_post_recv(&c, &srq, 101);
+	{
+		struct ib_uverbs_modify_srq m = { .srq_handle = srq.handle,
+			.attr_mask = 1 << 1, .srq_limit = 2 };
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_MODIFY_SRQ, &m, sizeof(m),
+			   NULL, 0), 0);
+	}
+	/* Armed through the command (providers usually write the arm word). */
+	{
+		struct ib_uverbs_req_notify_cq n = { .cq_handle = cq };
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &n, sizeof(n),
+			   NULL, 0), 0);
+		n.solicited_only = 1;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &n, sizeof(n),
+			   NULL, 0), 0);
+		n.solicited_only = 0;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &n, sizeof(n),
+			   NULL, 0), 0);
+	}
+	raw_post_send(&c, &a, 7);
+	{
+		struct pollfd p = { .fd = chan, .events = POLLIN };
+
+		CHECK(poll(&p, 1, 5000) == 1, "no completion event");
+		CHECK(read(chan, &cev, sizeof(cev)) == sizeof(cev) &&
+		      cev.cq_handle == CQ_H, "comp event for %#llx",
+		      (unsigned long long)cev.cq_handle);
+		/* One arm, one event. */
+		CHECK(poll(&p, 1, 200) == 0, "second completion event");
+	}
+	/* SQ_DRAINED (IBA 11.6.3) for QP a. */
+	{
+		struct ib_uverbs_modify_qp m = { .qp_handle = a.handle,
+			.qp_state = IB_UVERBS_QPS_SQD, .en_sqd_async_notify = 1,
+			.attr_mask = IB_UVERBS_QP_STATE | 1 << 2 };
+
+		EXPECT(modify_qp(&c, &m), 0);
+	}
+	read_async(&c, elems, 4, counts, types);
+	CHECK(types[0] == 1u << 5 /* SQ_DRAINED */ && counts[0] == 1,
+	      "QP a: %u events, types %#x", counts[0], types[0]);
+	CHECK(types[2] == 1u << 15 /* SRQ_LIMIT_REACHED */ && counts[2] == 1,
+	      "SRQ: %u events, types %#x", counts[2], types[2]);
+
+	/* RESIZE_CQ: the two CQEs (send 7, receive 100) move to a new ring. */
+	{
+		struct ib_uverbs_resize_cq r = { .cq_handle = cq, .cqe = 1 };
+		struct {
+			struct ib_uverbs_resize_cq_resp r;
+			struct mlx_hw_resize_cq_resp d;
+			char pad[UDATA_OUT - sizeof(struct mlx_hw_resize_cq_resp)];
+		} rr = {};
+		struct raw_queue ring;
+		struct mlx_hw_cqe *cqe;
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &r, sizeof(r),
+			   &rr, sizeof(rr)), -EINVAL);
+		r.cqe = 65537;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &r, sizeof(r),
+			   &rr, sizeof(rr)), -EINVAL);
+		/* Without room for the new region's key: refused. */
+		r.cqe = 100;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &r, sizeof(r),
+			   &rr, sizeof(rr.r)), -EINVAL);
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &r, sizeof(r),
+			   &rr, sizeof(rr)), 0);
+		CHECK(rr.r.cqe == 128 && rr.d.entries == 128 &&
+		      rr.d.mmap_key && rr.d.ring_offset >= 16,
+		      "resize: cqe %u entries %u", rr.r.cqe, rr.d.entries);
+		if (!map_region(&c, &ring, rr.d.mmap_key, rr.d.mmap_len)) {
+			struct mlx_hw_cq_db *db = (void *)ring.region;
+
+			cqe = (void *)(ring.region + rr.d.ring_offset);
+			CHECK(le32toh(db->ci) == 0 && le32toh(db->pi) == 2 &&
+			      cqe[0].owner == 1 && cqe[1].owner == 1 &&
+			      cqe[2].owner == 0,
+			      "new ring: ci %u pi %u owners %u %u %u",
+			      le32toh(db->ci), le32toh(db->pi), cqe[0].owner,
+			      cqe[1].owner, cqe[2].owner);
+			CHECK(le64toh(cqe[0].wr_id) + le64toh(cqe[1].wr_id) ==
+			      107 && !cqe[0].status && !cqe[1].status,
+			      "wr_ids %llu %llu status %u %u",
+			      (unsigned long long)le64toh(cqe[0].wr_id),
+			      (unsigned long long)le64toh(cqe[1].wr_id),
+			      cqe[0].status, cqe[1].status);
+			munmap(ring.region, ring.len);
+		} else {
+			CHECK(0, "map resized ring: %m");
+		}
+	}
+
+	EXPECT(destroy_qp(&c, a.handle, &events), 0);
+	CHECK(events == counts[0], "QP a events_reported %u, read %u", events,
+	      counts[0]);
+	EXPECT(destroy_qp(&c, b.handle, &events), 0);
+	CHECK(events == counts[1], "QP b events_reported %u, read %u", events,
+	      counts[1]);
+	{
+		struct ib_uverbs_destroy_srq d = { .srq_handle = srq.handle };
+		struct ib_uverbs_destroy_srq_resp r = {};
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DESTROY_SRQ, &d, sizeof(d),
+			   &r, sizeof(r)), 0);
+		CHECK(r.events_reported == 1, "SRQ events_reported %u",
+		      r.events_reported);
+	}
+	EXPECT(destroy_cq(&c, cq, &dcq), 0);
+	CHECK(dcq.comp_events_reported == 1 &&
+	      dcq.async_events_reported == counts[3],
+	      "CQ events_reported %u/%u, read 1/%u", dcq.comp_events_reported,
+	      dcq.async_events_reported, counts[3]);
+	munmap(a.region, a.len);
+	munmap(b.region, b.len);
+	munmap(srq.region, srq.len);
+	close(chan);
+	close_ctx(&c);
 }
 
 /* ---------------- RLIMIT_MEMLOCK ---------------- */
@@ -1702,6 +2210,7 @@ static const struct {
 	{ "qp", test_qp, 1 },
 	{ "mr", test_mr, 1 },
 	{ "events", test_events, 1 },
+	{ "counts", test_counts, 1 },
 	{ "memlock", test_memlock, 1 },
 	{ "vmpin", test_vmpin, 1 },
 	{ "threads", test_threads, 1 },
