@@ -939,13 +939,19 @@ static void test_objects(void)
 		EXPECT(destroy_qp(&c, rc, NULL), 0);
 		EXPECT(destroy_qp(&c, ud, NULL), 0);
 	}
-	/* XRC domains are not offered. */
+	/* A private XRC domain (no file) opens and closes (tests/verbs/xrc). */
 	{
 		struct ib_uverbs_open_xrcd x = { .fd = -1, .oflags = 0 };
-		struct ib_uverbs_open_xrcd_resp xr;
+		struct ib_uverbs_open_xrcd_resp xr = {};
+		struct ib_uverbs_close_xrcd cx = {};
 
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_OPEN_XRCD, &x, sizeof(x), &xr,
-			   sizeof(xr)), -EOPNOTSUPP);
+			   sizeof(xr)), 0);
+		cx.xrcd_handle = xr.xrcd_handle;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CLOSE_XRCD, &cx, sizeof(cx),
+			   NULL, 0), 0);
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CLOSE_XRCD, &cx, sizeof(cx),
+			   NULL, 0), -EINVAL);
 	}
 	/* Closing with objects left destroys them (checked by the log). */
 	close(chan);
