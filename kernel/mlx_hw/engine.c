@@ -120,6 +120,18 @@ static u8 mlx_hw_wc_opcode(u8 wqe_opcode)
 	}
 }
 
+/*
+ * Frees the SQ slot at sq_ci.  The index is published before the WQE's
+ * CQE, so a consumer that polled a completion may reuse that slot and all
+ * earlier ones, as applications that count completions expect.  Release:
+ * the slot's reads are done before the provider may rewrite it.
+ */
+void mlx_hw_sq_free_slot(struct mlx_hw_qp *qp)
+{
+	qp->sq_ci++;
+	smp_store_release(&qp->db->sq_ci, cpu_to_le32(qp->sq_ci));
+}
+
 /* Writes a send CQE for @wqe; used by the requester and the flush. */
 int mlx_hw_send_cqe(struct mlx_hw_qp *qp, const struct mlx_hw_send_wqe *wqe,
 		    u8 status, u32 byte_len)
@@ -165,14 +177,14 @@ static bool mlx_hw_flush_sq(struct mlx_hw_qp *qp)
 	u32 pi;
 
 	if (qp->req.have_wqe) {
+		mlx_hw_sq_free_slot(qp);
 		mlx_hw_send_cqe(qp, wqe, MLX_HW_WC_WR_FLUSH_ERR, 0);
 		mlx_hw_req_release(qp);
-		qp->sq_ci++;
 		did = true;
 	}
 	pi = le32_to_cpu(READ_ONCE(qp->db->sq_pi));
 	if (qp->db_corrupt || !mlx_hw_db_ok(qp, pi, qp->sq_ci, qp->sq_wqe_cnt))
-		goto out;
+		return did;
 	/* The index is read before the WQEs it publishes. */
 	smp_rmb();
 	while (qp->sq_ci != pi && budget--) {
@@ -180,14 +192,10 @@ static bool mlx_hw_flush_sq(struct mlx_hw_qp *qp)
 			      qp->sq_stride, sizeof(ctrl));
 		wqe->wr_id = le64_to_cpu(ctrl.wr_id);
 		wqe->opcode = ctrl.opcode;
+		mlx_hw_sq_free_slot(qp);
 		mlx_hw_send_cqe(qp, wqe, MLX_HW_WC_WR_FLUSH_ERR, 0);
-		qp->sq_ci++;
 		did = true;
 	}
-out:
-	if (did)
-		/* CQEs before the index that frees their slots. */
-		smp_store_release(&qp->db->sq_ci, cpu_to_le32(qp->sq_ci));
 	return did;
 }
 

@@ -633,6 +633,7 @@ int mlx_hw_atomic(struct mlx_hw_seg *seg, bool cmp_swp, u64 swap_add,
 /* requester.c */
 bool mlx_hw_requester(struct mlx_hw_qp *qp, u64 *next_timer);
 void mlx_hw_req_release(struct mlx_hw_qp *qp);
+void mlx_hw_sq_free_slot(struct mlx_hw_qp *qp);
 int mlx_hw_send_cqe(struct mlx_hw_qp *qp, const struct mlx_hw_send_wqe *wqe,
 		    u8 status, u32 byte_len);
 

@@ -22,19 +22,18 @@ void mlx_hw_req_release(struct mlx_hw_qp *qp)
 }
 
 /*
- * Completes the current WQE: CQE if signaled or in error, then frees its
- * slot.  An error moves the QP to ERR (IBA 10.7.3.1).
+ * Completes the current WQE: frees its slot, then writes its CQE if it is
+ * signaled or in error (the private copy is all the CQE needs).  An error
+ * moves the QP to ERR (IBA 10.7.3.1).
  */
 int mlx_hw_complete_wqe(struct mlx_hw_qp *qp, u8 status, u32 byte_len)
 {
 	struct mlx_hw_send_wqe *wqe = &qp->req.wqe;
 
+	mlx_hw_sq_free_slot(qp);
 	if (status || (wqe->flags & MLX_HW_WQE_SIGNALED))
 		mlx_hw_send_cqe(qp, wqe, status, byte_len);
 	mlx_hw_req_release(qp);
-	qp->sq_ci++;
-	/* The CQE before the index that frees the slot. */
-	smp_store_release(&qp->db->sq_ci, cpu_to_le32(qp->sq_ci));
 	if (status)
 		mlx_hw_qp_to_err(qp);
 	return status;

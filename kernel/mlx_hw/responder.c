@@ -213,14 +213,13 @@ int mlx_hw_recv_flush(struct mlx_hw_qp *qp)
 		qp->resp.rwqe.wr_id = le64_to_cpu(hdr.wr_id);
 		mlx_hw_sgl_init(&qp->resp.rwqe.sgl);
 		qp->resp.have_rwqe = true;
+		qp->rq_ci++;
+		/* Slot free before its CQE (as a taken WQE's, docs/prm.md 3.1). */
+		smp_store_release(&qp->db->rq_ci, cpu_to_le32(qp->rq_ci));
 		mlx_hw_recv_complete(qp, MLX_HW_WC_WR_FLUSH_ERR, MLX_HW_WC_RECV,
 				     0, 0, 0, 0, 0, false);
-		qp->rq_ci++;
 		n++;
 	}
-	if (n)
-		/* CQEs before the index that frees their slots. */
-		smp_store_release(&qp->db->rq_ci, cpu_to_le32(qp->rq_ci));
 	return n;
 }
 
