@@ -236,9 +236,9 @@ IBX_CMD(rereg_mr)
 	if ((cmd.flags & IBX_MR_REREG_TRANS) &&
 	    (cmd.start & ~PAGE_MASK) != (cmd.hca_va & ~PAGE_MASK))
 		return -EINVAL;
-	uo = ibx_uobj_lookup(c->uf, cmd.mr_handle, IBX_OBJ_MR);
-	if (!uo)
-		return -EINVAL;
+	uo = ibx_uobj_lookup_write(c->uf, cmd.mr_handle, IBX_OBJ_MR);
+	if (IS_ERR(uo))
+		return PTR_ERR(uo);
 	old = uo->obj;
 	if (cmd.flags & IBX_MR_REREG_ACCESS) {
 		ret = ibx_check_mr_access(cmd.access_flags);

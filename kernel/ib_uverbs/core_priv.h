@@ -184,6 +184,8 @@ int ibx_uobj_destroy_cmd(struct ibx_ufile *uf, u32 handle,
 			 u32 *async_events);
 struct ibx_uobj *ibx_uobj_lookup(struct ibx_ufile *uf, u32 handle,
 				 enum ibx_obj_type type);
+struct ibx_uobj *ibx_uobj_lookup_write(struct ibx_ufile *uf, u32 handle,
+				       enum ibx_obj_type type);
 void ibx_ufile_teardown(struct ibx_ufile *uf, bool disassociate);
 
 /* ---- command dispatch (cmd.c) ---- */

@@ -165,16 +165,31 @@ struct ibx_uobj *ibx_uobj_lookup(struct ibx_ufile *uf, u32 handle,
 	return uo && uo->type == type ? uo : NULL;
 }
 
+/*
+ * The lookup of the commands that destroy or rewrite an object, with
+ * upstream's errnos (rdma_lookup_get_uobject): -ENOENT for a handle that
+ * names nothing, -EINVAL for one that names an object of another type.
+ */
+struct ibx_uobj *ibx_uobj_lookup_write(struct ibx_ufile *uf, u32 handle,
+				       enum ibx_obj_type type)
+{
+	struct ibx_uobj *uo = xa_load(&uf->handles, handle);
+
+	if (!uo)
+		return ERR_PTR(-ENOENT);
+	return uo->type == type ? uo : ERR_PTR(-EINVAL);
+}
+
 int ibx_uobj_destroy_cmd(struct ibx_ufile *uf, u32 handle,
 			 enum ibx_obj_type type, u32 *comp_events,
 			 u32 *async_events)
 {
 	const struct ibx_device_ops *ops = uf->core->ibdev->ops;
-	struct ibx_uobj *uo = ibx_uobj_lookup(uf, handle, type);
+	struct ibx_uobj *uo = ibx_uobj_lookup_write(uf, handle, type);
 	int ret;
 
-	if (!uo)
-		return -EINVAL;
+	if (IS_ERR(uo))
+		return PTR_ERR(uo);
 	/* A PD with MRs/QPs, a CQ with QPs, a QP with multicast groups... */
 	if (uo->usecnt || !list_empty(&uo->mcast))
 		return -EBUSY;

@@ -266,7 +266,7 @@ void test_counts(void)
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DEALLOC_MW, &d, sizeof(d),
 			   NULL, 0), 0);
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DEALLOC_MW, &d, sizeof(d),
-			   NULL, 0), -EINVAL);
+			   NULL, 0), -ENOENT);
 		d.mw_handle = r2.r.mw_handle;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DEALLOC_MW, &d, sizeof(d),
 			   NULL, 0), 0);

@@ -293,7 +293,7 @@ static void test_objects(void)
 	EXPECT(alloc_pd(&c, &pd), 0);
 	EXPECT(alloc_pd(&c, &pd2), 0);
 	CHECK(pd != pd2, "two PDs share handle %u", pd);
-	EXPECT(dealloc_pd(&c, 12345), -EINVAL);
+	EXPECT(dealloc_pd(&c, 12345), -ENOENT);
 
 	/* CQs: limits and completion channels. */
 	EXPECT(create_cq(&c, 0, 0, -1, &cq), -EINVAL);
@@ -326,17 +326,20 @@ static void test_objects(void)
 		EXPECT(create_cq(&c2, 16, 0, chan, &h), -EINVAL);
 	}
 
-	/* Wrong types and foreign handles. */
+	/*
+	 * Wrong types and foreign handles: destroying a handle that names
+	 * nothing is -ENOENT, one of another type -EINVAL (as upstream).
+	 */
 	EXPECT(dealloc_pd(&c, cq), -EINVAL);
 	EXPECT(destroy_cq(&c, pd, NULL), -EINVAL);
-	EXPECT(dealloc_pd(&c2, pd2 + 100), -EINVAL);
+	EXPECT(dealloc_pd(&c2, pd2 + 100), -ENOENT);
 	{
 		uint32_t h;
 
 		/* Handles are per file: c's CQ does not exist in c2. */
 		EXPECT(alloc_pd(&c2, &h), 0);
 		if (cq2 != h)
-			EXPECT(destroy_cq(&c2, cq2, NULL), -EINVAL);
+			EXPECT(destroy_cq(&c2, cq2, NULL), -ENOENT);
 		EXPECT(destroy_cq(&c2, h, NULL), -EINVAL);
 	}
 
@@ -353,7 +356,7 @@ static void test_objects(void)
 		EXPECT(destroy_qp(&c, qp, &ev), 0);
 		CHECK(ev == 0, "QP events reported %u", ev);
 	}
-	EXPECT(destroy_qp(&c, qp, NULL), -EINVAL);	/* stale */
+	EXPECT(destroy_qp(&c, qp, NULL), -ENOENT);	/* stale */
 	{
 		struct ib_uverbs_destroy_cq_resp r = { 9, 9 };
 
@@ -363,7 +366,7 @@ static void test_objects(void)
 		      r.comp_events_reported, r.async_events_reported);
 	}
 	EXPECT(dealloc_pd(&c, pd), 0);
-	EXPECT(dealloc_pd(&c, pd), -EINVAL);
+	EXPECT(dealloc_pd(&c, pd), -ENOENT);
 
 	/* Create QP with bad references. */
 	EXPECT(create_qp(&c, IB_UVERBS_QPT_RC, 999, cq2, -1, &qp, NULL),
@@ -558,7 +561,7 @@ static void test_objects(void)
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CLOSE_XRCD, &cx, sizeof(cx),
 			   NULL, 0), 0);
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CLOSE_XRCD, &cx, sizeof(cx),
-			   NULL, 0), -EINVAL);
+			   NULL, 0), -ENOENT);
 	}
 	/* Closing with objects left destroys them (checked by the log). */
 	close(chan);
