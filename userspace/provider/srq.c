@@ -42,14 +42,12 @@ static int srq_map(struct ibv_context *ibctx, struct mlx_hw_srq *srq,
 	return 0;
 }
 
-struct ibv_srq *mlx_hw_create_srq(struct ibv_pd *pd,
-				  struct ibv_srq_init_attr *attr)
+/* A zeroed SRQ with its lock initialised, or NULL with errno set. */
+static struct mlx_hw_srq *srq_alloc(void)
 {
-	struct mlx_hw_create_srq_resp resp = {};
-	struct mlx_hw_srq *srq;
+	struct mlx_hw_srq *srq = calloc(1, sizeof(*srq));
 	int ret;
 
-	srq = calloc(1, sizeof(*srq));
 	if (!srq) {
 		errno = ENOMEM;
 		return NULL;
@@ -60,21 +58,41 @@ struct ibv_srq *mlx_hw_create_srq(struct ibv_pd *pd,
 		errno = ret;
 		return NULL;
 	}
-	ret = ibx_cmd_create_srq(pd, &srq->vsrq.srq, attr, NULL, 0, &resp,
-				 sizeof(resp));
-	if (ret)
-		goto err;
-	ret = srq_map(pd->context, srq, &resp);
-	if (ret) {
+	return srq;
+}
+
+/*
+ * Ends a create: maps the ring the command (status @ret) described, or
+ * undoes the command and the allocation.
+ */
+static struct ibv_srq *srq_finish(struct ibv_context *ibctx,
+				  struct mlx_hw_srq *srq, int ret,
+				  const struct mlx_hw_create_srq_resp *resp)
+{
+	if (!ret) {
+		ret = srq_map(ibctx, srq, resp);
+		if (!ret)
+			return &srq->vsrq.srq;
 		ibx_cmd_destroy_srq(&srq->vsrq.srq);
-		goto err;
 	}
-	return &srq->vsrq.srq;
-err:
 	pthread_spin_destroy(&srq->wq.lock);
 	free(srq);
 	errno = ret;
 	return NULL;
+}
+
+struct ibv_srq *mlx_hw_create_srq(struct ibv_pd *pd,
+				  struct ibv_srq_init_attr *attr)
+{
+	struct mlx_hw_create_srq_resp resp = {};
+	struct mlx_hw_srq *srq = srq_alloc();
+	int ret;
+
+	if (!srq)
+		return NULL;
+	ret = ibx_cmd_create_srq(pd, &srq->vsrq.srq, attr, NULL, 0, &resp,
+				 sizeof(resp));
+	return srq_finish(pd->context, srq, ret, &resp);
 }
 
 /* Basic or XRC SRQs; an XRC SRQ's number goes into senders' WQEs. */
@@ -90,32 +108,12 @@ struct ibv_srq *mlx_hw_create_srq_ex(struct ibv_context *ibctx,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	srq = calloc(1, sizeof(*srq));
-	if (!srq) {
-		errno = ENOMEM;
+	srq = srq_alloc();
+	if (!srq)
 		return NULL;
-	}
-	ret = pthread_spin_init(&srq->wq.lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret) {
-		free(srq);
-		errno = ret;
-		return NULL;
-	}
 	ret = ibx_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, NULL, 0, &resp,
 				    sizeof(resp));
-	if (ret)
-		goto err;
-	ret = srq_map(ibctx, srq, &resp);
-	if (ret) {
-		ibx_cmd_destroy_srq(&srq->vsrq.srq);
-		goto err;
-	}
-	return &srq->vsrq.srq;
-err:
-	pthread_spin_destroy(&srq->wq.lock);
-	free(srq);
-	errno = ret;
-	return NULL;
+	return srq_finish(ibctx, srq, ret, &resp);
 }
 
 int mlx_hw_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
