@@ -834,31 +834,42 @@ static int wait_async(struct ctx *c, enum ibv_event_type type)
 }
 
 /* CQ overrun raises IBV_EVENT_CQ_ERR. */
-static int test_cq_overrun(struct ctx *c)
+/*
+ * Replaces p->a by an RC QP whose sends complete on @send_cq, connected to
+ * p->b (which only responds: its own destination does not matter).
+ */
+static int pair_use_send_cq(struct ctx *c, struct pair *p,
+			    struct ibv_cq *send_cq, uint32_t max_send_wr)
 {
-	struct ibv_cq *small = ibv_create_cq(c->ctx, 4, NULL, NULL, 0);
 	struct ibv_qp_init_attr ia = {
-		.send_cq = small, .recv_cq = c->cq, .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 4,
+		.send_cq = send_cq, .recv_cq = c->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = max_send_wr, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
 		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
 	};
+
+	ibv_destroy_qp(p->a);
+	p->a = ibv_create_qp(c->pd, &ia);
+	CHECK(p->a, "create_qp");
+	CHECK(!ibv_modify_qp(p->a, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "init");
+	CHECK(!qp_connect(c, p->a, p->b->qp_num, 7, 1), "connect");
+	return 0;
+}
+
+static int test_cq_overrun(struct ctx *c)
+{
+	struct ibv_cq *small = ibv_create_cq(c->ctx, 4, NULL, NULL, 0);
 	struct pair p;
 	int i;
 
 	CHECK(small, "create_cq");
-	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
+	if (pair_create(c, &p, IBV_QPT_RC, false, 7) ||
+	    pair_use_send_cq(c, &p, small, 16))
 		return -1;
-	ibv_destroy_qp(p.a);
-	p.a = ibv_create_qp(c->pd, &ia);
-	CHECK(p.a, "create_qp");
-	CHECK(!ibv_modify_qp(p.a, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "init");
-	/* p.b only responds: its own destination does not matter. */
-	CHECK(!qp_connect(c, p.a, p.b->qp_num, 7, 1), "connect");
 	for (i = 0; i < 12; i++)
 		CHECK(!post_send(c, p.a, IBV_WR_RDMA_WRITE, SRC, 8,
 				 IBV_SEND_SIGNALED, i, (uintptr_t)c->buf + DST,
@@ -910,29 +921,15 @@ static int poll_writes(struct ibv_cq *cq, int first, int n)
 static int test_cq_resize(struct ctx *c)
 {
 	struct ibv_cq *cq = ibv_create_cq(c->ctx, 4, NULL, NULL, 0);
-	struct ibv_qp_init_attr ia = {
-		.send_cq = cq, .recv_cq = c->cq, .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 128, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
 	struct ibv_device_attr da;
 	struct pair p;
 	int i;
 
 	CHECK(cq && cq->cqe == 4, "create_cq");
 	CHECK(!ibv_query_device(c->ctx, &da), "query_device");
-	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
+	if (pair_create(c, &p, IBV_QPT_RC, false, 7) ||
+	    pair_use_send_cq(c, &p, cq, 128))
 		return -1;
-	ibv_destroy_qp(p.a);
-	p.a = ibv_create_qp(c->pd, &ia);
-	CHECK(p.a, "create_qp");
-	CHECK(!ibv_modify_qp(p.a, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "init");
-	CHECK(!qp_connect(c, p.a, p.b->qp_num, 7, 1), "connect");
 
 	/* Three completions waiting: two entries are too few. */
 	memset(c->buf + DST, 0, 256);
