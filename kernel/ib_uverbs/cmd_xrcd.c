@@ -120,11 +120,8 @@ IBX_CMD(open_xrcd)
 	ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	if (IS_ERR(ibx_cmd_ucontext(c)))
-		return -EINVAL;
-	if (!core->ibdev->ops->alloc_xrcd)
-		return -EOPNOTSUPP;
 
+	/* The inode rules come before the context check, as upstream. */
 	mutex_lock(&core->xrcd_lock);
 	if (cmd.fd != (u32)-1) {
 		file = fget(cmd.fd);
@@ -143,6 +140,10 @@ IBX_CMD(open_xrcd)
 			ret = -EINVAL;
 			goto out;
 		}
+	}
+	if (IS_ERR(ibx_cmd_ucontext(c))) {
+		ret = -EINVAL;
+		goto out;
 	}
 	/* The uobject's obj will be the shared domain: allocate none. */
 	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_XRCD, 0);
