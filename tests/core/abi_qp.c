@@ -56,7 +56,8 @@ void to_rtr(struct ctx *c, uint8_t type, struct ib_uverbs_modify_qp *m,
 	m->rq_psn = 0x123456;
 	m->attr_mask |= IB_UVERBS_QP_AV | IB_UVERBS_QP_PATH_MTU |
 			IB_UVERBS_QP_DEST_QPN | IB_UVERBS_QP_RQ_PSN;
-	if (type == IB_UVERBS_QPT_RC) {
+	/* Responders of reliable traffic (RC, XRC TGT) need RDMA limits. */
+	if (type == IB_UVERBS_QPT_RC || type == IB_UVERBS_QPT_XRC_TGT) {
 		m->max_dest_rd_atomic = 1;
 		m->min_rnr_timer = 12;
 		m->attr_mask |= IB_UVERBS_QP_MAX_DEST_RD_ATOMIC |
@@ -71,7 +72,11 @@ void to_rts(uint8_t type, struct ib_uverbs_modify_qp *m, uint32_t qp)
 	m->qp_state = IB_UVERBS_QPS_RTS;
 	m->sq_psn = 0x1abcdef;	/* more than 24 bits: masked */
 	m->attr_mask = IB_UVERBS_QP_STATE | IB_UVERBS_QP_SQ_PSN;
-	if (type == IB_UVERBS_QPT_RC) {
+	/* An XRC TGT QP has no send queue: of the RC set only the timeout. */
+	if (type == IB_UVERBS_QPT_XRC_TGT) {
+		m->timeout = 14;
+		m->attr_mask |= IB_UVERBS_QP_TIMEOUT;
+	} else if (type == IB_UVERBS_QPT_RC || type == IB_UVERBS_QPT_XRC_INI) {
 		m->timeout = 14;
 		m->retry_cnt = 7;
 		m->rnr_retry = 7;
@@ -82,17 +87,15 @@ void to_rts(uint8_t type, struct ib_uverbs_modify_qp *m, uint32_t qp)
 	}
 }
 
-static void test_qp_type(struct ctx *c, uint32_t pd, uint32_t cq, uint8_t type)
+void test_qp_states(struct ctx *c, uint8_t type, uint32_t qp, uint32_t qpn)
 {
+	/* Sending reliable QPs: the full RC set of RTR -> RTS attributes. */
+	int rc_sender = type == IB_UVERBS_QPT_RC ||
+			type == IB_UVERBS_QPT_XRC_INI;
 	struct ib_uverbs_modify_qp m;
 	struct ib_uverbs_query_qp_resp qr;
-	uint32_t qp, qpn;
 
 	printf("  qp type %u\n", type);
-	if (create_qp(c, type, pd, cq, -1, &qp, &qpn)) {
-		CHECK(0, "create qp type %u", type);
-		return;
-	}
 	CHECK(query_state(c, qp) == IB_UVERBS_QPS_RESET, "new QP not RESET");
 	CHECK(qpn > 1 && qpn <= 0xffffff, "qpn 0x%x", qpn);
 
@@ -180,12 +183,21 @@ static void test_qp_type(struct ctx *c, uint32_t pd, uint32_t cq, uint8_t type)
 	EXPECT(modify_qp(c, &m), 0);
 	CHECK(query_state(c, qp) == IB_UVERBS_QPS_RTR, "not RTR");
 
-	if (type == IB_UVERBS_QPT_RC) {
+	if (type != IB_UVERBS_QPT_UC && type != IB_UVERBS_QPT_UD) {
 		to_rts(type, &m, qp);
 		m.attr_mask &= ~IB_UVERBS_QP_TIMEOUT;
 		EXPECT(modify_qp(c, &m), -EINVAL);
+	}
+	if (rc_sender) {
 		to_rts(type, &m, qp);
 		m.retry_cnt = 8;
+		EXPECT(modify_qp(c, &m), -EINVAL);
+	}
+	if (type == IB_UVERBS_QPT_XRC_TGT) {
+		/* No send queue: no retry counts (IBA A14.4.1, table). */
+		to_rts(type, &m, qp);
+		m.retry_cnt = 7;
+		m.attr_mask |= IB_UVERBS_QP_RETRY_CNT;
 		EXPECT(modify_qp(c, &m), -EINVAL);
 	}
 	to_rts(type, &m, qp);
@@ -210,8 +222,8 @@ static void test_qp_type(struct ctx *c, uint32_t pd, uint32_t cq, uint8_t type)
 	EXPECT(modify_qp(c, &m), -EINVAL);
 	to_rtr(c, type, &m, qp, qpn);
 	EXPECT(modify_qp(c, &m), -EINVAL);
-	/* Only UD and UC QPs know SQE (IBA 10.3.1): claiming it for RC fails. */
-	if (type == IB_UVERBS_QPT_RC) {
+	/* Only UD and UC QPs know SQE (IBA 10.3.1): claiming it fails. */
+	if (type != IB_UVERBS_QPT_UC && type != IB_UVERBS_QPT_UD) {
 		memset(&m, 0, sizeof(m));
 		m.qp_handle = qp;
 		m.qp_state = IB_UVERBS_QPS_RTS;
@@ -255,13 +267,17 @@ static void test_qp_type(struct ctx *c, uint32_t pd, uint32_t cq, uint8_t type)
 		EXPECT(ex_cmd(c->fd, IB_USER_VERBS_EX_CMD_MODIFY_QP, &x,
 			      sizeof(x), &xr, sizeof(xr)), -EINVAL);
 	}
-	EXPECT(destroy_qp(c, qp, NULL), 0);
 }
 
 void test_qp(void)
 {
+	static const uint8_t types[] = {
+		IB_UVERBS_QPT_RC, IB_UVERBS_QPT_UC, IB_UVERBS_QPT_UD,
+		IB_UVERBS_QPT_XRC_INI,
+	};
 	struct ctx c;
-	uint32_t pd, cq;
+	uint32_t pd, cq, qp, qpn;
+	size_t i;
 
 	if (open_ctx(&c) || alloc_pd(&c, &pd) ||
 	    create_cq(&c, 64, 0, -1, &cq)) {
@@ -269,15 +285,17 @@ void test_qp(void)
 		return;
 	}
 	CHECK(c.gid_ok >= 0, "no valid GID on port 1");
-	test_qp_type(&c, pd, cq, IB_UVERBS_QPT_RC);
-	test_qp_type(&c, pd, cq, IB_UVERBS_QPT_UC);
-	test_qp_type(&c, pd, cq, IB_UVERBS_QPT_UD);
-	/* XRC target QPs need an XRC domain, which this core lacks. */
-	{
-		uint32_t qp;
-
-		EXPECT(create_qp(&c, IB_UVERBS_QPT_XRC_TGT, pd, cq, -1, &qp,
-				 NULL), -EINVAL);
+	/* XRC TGT QPs: section xrc (they need an XRC domain). */
+	for (i = 0; i < sizeof(types); i++) {
+		if (create_qp(&c, types[i], pd, cq, -1, &qp, &qpn)) {
+			CHECK(0, "create qp type %u", types[i]);
+			continue;
+		}
+		test_qp_states(&c, types[i], qp, qpn);
+		EXPECT(destroy_qp(&c, qp, NULL), 0);
 	}
+	/* An XRC TGT QP names its domain in pd_handle: a PD is refused. */
+	EXPECT(create_qp(&c, IB_UVERBS_QPT_XRC_TGT, pd, cq, -1, &qp, NULL),
+	       -EINVAL);
 	close_ctx(&c);
 }

@@ -148,8 +148,15 @@ void to_rtr(struct ctx *c, uint8_t type, struct ib_uverbs_modify_qp *m,
 	    uint32_t qp, uint32_t dqpn);
 void to_rts(uint8_t type, struct ib_uverbs_modify_qp *m, uint32_t qp);
 
+/*
+ * Walks the IBA state table of @qp (type @type, fresh in RESET) with good
+ * and bad transitions and attributes; leaves it in INIT.
+ */
+void test_qp_states(struct ctx *c, uint8_t type, uint32_t qp, uint32_t qpn);
+
 /* ---------------- sections outside uverbs_abi_test.c ---------------- */
 
+void test_hdr(void);		/* abi_hdr.c */
 void test_qp(void);		/* abi_qp.c */
 void test_mr(void);		/* abi_mr.c */
 void test_memlock(void);
@@ -159,5 +166,7 @@ void test_counts(void);
 void test_threads(void);
 void test_disassoc(void);
 void test_gidevent(void);
+void test_xrc(void);		/* abi_xrc.c */
+void test_handles(void);	/* abi_handles.c */
 
 #endif /* UVERBS_ABI_H */

@@ -7,14 +7,15 @@
  *   uverbs_abi_test [-d IBDEV] [-s SECTION]...   (default IBDEV mlx_hw0)
  *
  * Exit 0 when every check passed, 1 otherwise, 77 when the device is
- * missing.  Sections: sysfs hdr objects qp mr events counts memlock
- * vmpin threads, and only when named: gidevent (adds an address to the netdev)
- * and disassoc (removes and re-adds the device through
+ * missing.  Sections: sysfs hdr objects qp xrc handles mr events counts
+ * memlock vmpin threads, and only when named: gidevent (adds an address to
+ * the netdev) and disassoc (removes and re-adds the device through
  * /sys/module/mlx_hw/parameters).
  *
- * This file: main and the sections sysfs, hdr and objects.  abi_qp.c: qp;
- * abi_mr.c: mr, memlock, vmpin; abi_events.c: events, counts, threads,
- * disassoc, gidevent; abi_util.c: the helpers declared in uverbs_abi.h.
+ * This file: main and the sections sysfs and objects.  abi_hdr.c: hdr;
+ * abi_qp.c: qp; abi_xrc.c: xrc; abi_handles.c: handles; abi_mr.c: mr,
+ * memlock, vmpin; abi_events.c: events, counts, threads, disassoc,
+ * gidevent; abi_util.c: the helpers declared in uverbs_abi.h.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -100,183 +101,6 @@ static void test_sysfs(void)
 			closedir(d);
 		CHECK(n == 1, "%s has %d entries", path, n);
 	}
-}
-
-/* A header alone, in_words as given: only the header rules apply. */
-static int hdr_only(int fd, uint32_t command, uint16_t in_words)
-{
-	struct ib_uverbs_cmd_hdr h = { command, in_words, 0 };
-	char b[64] = {};
-
-	memcpy(b, &h, sizeof(h));
-	return raw_write(fd, b, 16);
-}
-
-/*
- * Commands nobody implements, as uapi_get_method()/ib_uverbs_write():
- * past the last command offered -EOPNOTSUPP before any header check;
- * below it, the "not supported" method is legacy-shaped even with the
- * extended flag, so a header the legacy rules reject is -EINVAL first.
- * Never -ENOSYS.  (mlx_hw offers no multicast and nothing past
- * EX_MODIFY_QP; legacy commands end at CREATE_XSRQ or OPEN_QP.)
- */
-static void test_unknown_cmds(int fd)
-{
-	const uint32_t ex = IB_USER_VERBS_CMD_FLAG_EXTENDED;
-
-	/* Out of range: no header check at all. */
-	EXPECT(hdr_only(fd, 41, 9), -EOPNOTSUPP);
-	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_COMMAND_MASK, 9), -EOPNOTSUPP);
-	EXPECT(hdr_only(fd, ex | IB_USER_VERBS_EX_CMD_MODIFY_CQ, 9),
-	       -EOPNOTSUPP);
-	EXPECT(hdr_only(fd, ex | (IB_USER_VERBS_EX_CMD_MODIFY_QP + 1), 9),
-	       -EOPNOTSUPP);
-	/* In range, not implemented: legacy header rules, then EOPNOTSUPP. */
-	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_POLL_CQ, 9), -EINVAL);
-	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_POLL_CQ, 4), -EOPNOTSUPP);
-	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_QUERY_MR, 4), -EOPNOTSUPP);
-	/* The extended flag on a legacy command: still legacy rules. */
-	EXPECT(hdr_only(fd, ex | IB_USER_VERBS_CMD_ALLOC_PD, 9), -EINVAL);
-	EXPECT(hdr_only(fd, ex | IB_USER_VERBS_CMD_ALLOC_PD, 4), -EOPNOTSUPP);
-	EXPECT(hdr_only(fd, ex | IB_USER_VERBS_CMD_DESTROY_CQ, 4),
-	       -EOPNOTSUPP);
-	/* Known command the device lacks the op for: no size check either. */
-	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_ATTACH_MCAST, 4), -EOPNOTSUPP);
-	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_DETACH_MCAST, 4), -EOPNOTSUPP);
-	/* An offered command with the same short header: too short. */
-	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_CREATE_CQ, 4), -ENOSPC);
-}
-
-static void test_hdr(void)
-{
-	struct ib_uverbs_alloc_pd pdreq = {};
-	struct ib_uverbs_alloc_pd_resp pdresp;
-	struct ib_uverbs_query_device qd = {};
-	struct ib_uverbs_query_device_resp qdr;
-	struct ib_uverbs_cmd_hdr hdr;
-	struct ib_uverbs_get_context gc = {};
-	struct {
-		struct ib_uverbs_get_context_resp r;
-		char udata[UDATA_OUT];
-	} gcr;
-	struct {
-		struct ib_uverbs_ex_query_device_resp r;
-	} exr;
-	struct ib_uverbs_ex_query_device exq = {};
-	int fd = open(uverbs_path, O_RDWR);
-	char buf[64] = {};
-
-	CHECK(fd >= 0, "open %s: %m", uverbs_path);
-	if (fd < 0)
-		return;
-	/* Shorter than a header. */
-	EXPECT(raw_write(fd, buf, 4), -EINVAL);
-	/* in_words disagreeing with the write size. */
-	hdr = (struct ib_uverbs_cmd_hdr){ IB_USER_VERBS_CMD_ALLOC_PD, 6, 2 };
-	memcpy(buf, &hdr, sizeof(hdr));
-	EXPECT(raw_write(fd, buf, 16), -EINVAL);
-	/* Unknown command numbers and flag bits. */
-	EXPECT(cmd(fd, 200, &pdreq, sizeof(pdreq), &pdresp, sizeof(pdresp)),
-	       -EOPNOTSUPP);
-	EXPECT(cmd(fd, 0x40000000 | IB_USER_VERBS_CMD_ALLOC_PD, &pdreq,
-		   sizeof(pdreq), &pdresp, sizeof(pdresp)), -EINVAL);
-	/* In the ABI but not offered: kernel-posted work requests. */
-	EXPECT(cmd(fd, IB_USER_VERBS_CMD_POST_SEND, buf, 24, buf, 8),
-	       -EOPNOTSUPP);
-	test_unknown_cmds(fd);
-	/* Everything but GET_CONTEXT needs a context. */
-	EXPECT(cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &pdreq, sizeof(pdreq),
-		   &pdresp, sizeof(pdresp)), -EINVAL);
-	EXPECT(cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &qd, sizeof(qd), &qdr,
-		   sizeof(qdr)), -EINVAL);
-	/* Responses too short for the core struct. */
-	EXPECT(cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc), &gcr,
-		   4), -ENOSPC);
-	/* A request too short for the core struct. */
-	hdr = (struct ib_uverbs_cmd_hdr){ IB_USER_VERBS_CMD_QUERY_PORT, 4, 8 };
-	memcpy(buf, &hdr, sizeof(hdr));
-	EXPECT(raw_write(fd, buf, 16), -ENOSPC);
-	/* A response pointer that cannot be written. */
-	EXPECT(cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc),
-		   (void *)8, sizeof(gcr)), -EFAULT);
-	/* The failed attempt left no context behind. */
-	memset(&gcr, 0, sizeof(gcr));
-	EXPECT(cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc), &gcr,
-		   sizeof(gcr)), 0);
-	CHECK(gcr.r.async_fd > 2 && gcr.r.num_comp_vectors >= 1,
-	      "async_fd %u vectors %u", gcr.r.async_fd,
-	      gcr.r.num_comp_vectors);
-	CHECK(fcntl(gcr.r.async_fd, F_GETFD) == FD_CLOEXEC,
-	      "async fd not close-on-exec");
-	EXPECT(cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc), &gcr,
-		   sizeof(gcr)), -EINVAL);
-
-	EXPECT(cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &qd, sizeof(qd), &qdr,
-		   sizeof(qdr)), 0);
-	CHECK(qdr.phys_port_cnt == 1, "phys_port_cnt %u", qdr.phys_port_cnt);
-
-	/* QUERY_PORT: ports are 1..phys_port_cnt; the core adds the GIDs. */
-	{
-		struct ib_uverbs_query_port q = { .port_num = 1 };
-		struct ib_uverbs_query_port_resp r = {};
-
-		EXPECT(cmd(fd, IB_USER_VERBS_CMD_QUERY_PORT, &q, sizeof(q), &r,
-			   sizeof(r)), 0);
-		CHECK(r.gid_tbl_len == 16 && r.link_layer == 2 /* Ethernet */ &&
-		      r.state == 4 && r.active_mtu >= 1 && r.active_mtu <= 5,
-		      "port: gids %u link %u state %u mtu %u", r.gid_tbl_len,
-		      r.link_layer, r.state, r.active_mtu);
-		q.port_num = 0;
-		EXPECT(cmd(fd, IB_USER_VERBS_CMD_QUERY_PORT, &q, sizeof(q), &r,
-			   sizeof(r)), -EINVAL);
-		q.port_num = 2;
-		EXPECT(cmd(fd, IB_USER_VERBS_CMD_QUERY_PORT, &q, sizeof(q), &r,
-			   sizeof(r)), -EINVAL);
-	}
-	/* Extended header. */
-	memset(&exr, 0xff, sizeof(exr));
-	EXPECT(ex_cmd(fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &exq, sizeof(exq),
-		      &exr, sizeof(exr)), 0);
-	CHECK(exr.r.response_length == sizeof(exr.r) &&
-	      exr.r.base.phys_port_cnt == 1 && exr.r.reserved == 0,
-	      "ex query: length %u ports %u", exr.r.response_length,
-	      exr.r.base.phys_port_cnt);
-	/* A shorter response buffer is allowed down to response_length. */
-	EXPECT(ex_cmd(fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &exq, sizeof(exq),
-		      &exr, 8), -ENOSPC);
-	exq.comp_mask = 1;
-	EXPECT(ex_cmd(fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &exq, sizeof(exq),
-		      &exr, sizeof(exr)), -EINVAL);
-	exq.comp_mask = 0;
-	/* Output words without a response pointer. */
-	{
-		struct ib_uverbs_cmd_hdr h = {
-			IB_USER_VERBS_CMD_FLAG_EXTENDED |
-			IB_USER_VERBS_EX_CMD_QUERY_DEVICE, 1, 4 };
-		struct ib_uverbs_ex_cmd_hdr x = {};
-		char b[64] = {};
-
-		memcpy(b, &h, sizeof(h));
-		memcpy(b + sizeof(h), &x, sizeof(x));
-		EXPECT(raw_write(fd, b, sizeof(h) + sizeof(x) + 8), -EINVAL);
-		x.response = (uintptr_t)&exr;
-		x.cmd_hdr_reserved = 1;
-		memcpy(b + sizeof(h), &x, sizeof(x));
-		EXPECT(raw_write(fd, b, sizeof(h) + sizeof(x) + 8), -EINVAL);
-		/* provider_in_words not matching the write size */
-		x.cmd_hdr_reserved = 0;
-		x.provider_in_words = 1;
-		memcpy(b + sizeof(h), &x, sizeof(x));
-		EXPECT(raw_write(fd, b, sizeof(h) + sizeof(x) + 8), -EINVAL);
-	}
-	/* Unknown extended command. */
-	EXPECT(ex_cmd(fd, 0x7f, &exq, sizeof(exq), &exr, sizeof(exr)),
-	       -EOPNOTSUPP);
-	/* The ioctl ABI is not offered: rdma-core falls back to write(). */
-	CHECK(ioctl(fd, RDMA_VERBS_IOCTL, buf) == -1 && errno == ENOTTY,
-	      "RDMA_VERBS_IOCTL: %m");
-	close(gcr.r.async_fd);
-	close(fd);
 }
 
 static void test_objects(void)
@@ -420,7 +244,7 @@ static void test_objects(void)
 			   &dr, sizeof(dr)), 0);
 	}
 
-	/* CREATE_XSRQ: basic SRQs; XRC SRQs would need an XRC domain. */
+	/* CREATE_XSRQ of a basic SRQ; an XRC SRQ needs a domain (section xrc). */
 	{
 		struct ib_uverbs_create_xsrq req = {
 			.user_handle = 8, .srq_type = IB_UVERBS_SRQT_BASIC,
@@ -549,20 +373,6 @@ static void test_objects(void)
 		EXPECT(destroy_qp(&c, rc, NULL), 0);
 		EXPECT(destroy_qp(&c, ud, NULL), 0);
 	}
-	/* A private XRC domain (no file) opens and closes (tests/verbs/xrc). */
-	{
-		struct ib_uverbs_open_xrcd x = { .fd = -1, .oflags = 0 };
-		struct ib_uverbs_open_xrcd_resp xr = {};
-		struct ib_uverbs_close_xrcd cx = {};
-
-		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_OPEN_XRCD, &x, sizeof(x), &xr,
-			   sizeof(xr)), 0);
-		cx.xrcd_handle = xr.xrcd_handle;
-		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CLOSE_XRCD, &cx, sizeof(cx),
-			   NULL, 0), 0);
-		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CLOSE_XRCD, &cx, sizeof(cx),
-			   NULL, 0), -ENOENT);
-	}
 	/* Closing with objects left destroys them (checked by the log). */
 	close(chan);
 	close_ctx(&c2);
@@ -581,6 +391,8 @@ static const struct {
 	{ "hdr", test_hdr, 1 },
 	{ "objects", test_objects, 1 },
 	{ "qp", test_qp, 1 },
+	{ "xrc", test_xrc, 1 },
+	{ "handles", test_handles, 1 },
 	{ "mr", test_mr, 1 },
 	{ "events", test_events, 1 },
 	{ "counts", test_counts, 1 },
