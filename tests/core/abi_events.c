@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -316,13 +317,27 @@ void test_counts(void)
 	raw_post_send(&c, &a, 7);
 	{
 		struct pollfd p = { .fd = chan, .events = POLLIN };
+		struct epoll_event ee = { .events = EPOLLIN, .data.u32 = 1 };
+		int ep = epoll_create1(EPOLL_CLOEXEC);
 
+		/* epoll and poll see the same readiness (f_op->poll). */
+		CHECK(ep >= 0 && !epoll_ctl(ep, EPOLL_CTL_ADD, chan, &ee),
+		      "epoll on the channel: %m");
+		memset(&ee, 0, sizeof(ee));
+		CHECK(epoll_wait(ep, &ee, 1, 5000) == 1 &&
+		      ee.events == EPOLLIN && ee.data.u32 == 1,
+		      "epoll: no completion event (0x%x)", ee.events);
 		CHECK(poll(&p, 1, 5000) == 1, "no completion event");
 		CHECK(read(chan, &cev, sizeof(cev)) == sizeof(cev) &&
 		      cev.cq_handle == CQ_H, "comp event for %#llx",
 		      (unsigned long long)cev.cq_handle);
 		/* One arm, one event. */
 		CHECK(poll(&p, 1, 200) == 0, "second completion event");
+		CHECK(epoll_wait(ep, &ee, 1, 0) == 0, "epoll still ready");
+		fcntl(chan, F_SETFL, O_NONBLOCK);
+		CHECK(read(chan, &cev, sizeof(cev)) == -1 && errno == EAGAIN,
+		      "empty channel read: %m");
+		close(ep);
 	}
 	/* SQ_DRAINED (IBA 11.6.3) for QP a. */
 	{
