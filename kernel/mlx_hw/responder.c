@@ -18,13 +18,13 @@ static int mlx_hw_psn_diff(u32 a, u32 b)
 }
 
 /*
- * Writes a receive CQE for the current receive WQE and releases it.  An
- * XRC TGT QP completes to the CQ of the XRC SRQ (IBA A14), with its own
- * QP number in the CQE.
+ * Writes a receive CQE for the current receive WQE and releases it, the
+ * QP state unchanged.  An XRC TGT QP completes to the CQ of the XRC SRQ
+ * (IBA A14), with its own QP number in the CQE.
  */
-static void mlx_hw_recv_complete(struct mlx_hw_qp *qp, u8 status, u8 opcode,
-				 u32 byte_len, u32 wc_flags, __be32 imm,
-				 u32 inv_rkey, u32 src_qp, bool solicited)
+static void mlx_hw_recv_cqe(struct mlx_hw_qp *qp, u8 status, u8 opcode,
+			    u32 byte_len, u32 wc_flags, __be32 imm,
+			    u32 inv_rkey, u32 src_qp, bool solicited)
 {
 	struct ibx_cq *cq = qp->resp.xsrq ? qp->resp.xsrq->ibx.cq :
 					    qp->ibx.recv_cq;
@@ -52,6 +52,15 @@ static void mlx_hw_recv_complete(struct mlx_hw_qp *qp, u8 status, u8 opcode,
 		mlx_hw_qp_to_err(qp);
 		ibx_qp_event(&qp->ibx, IBX_EVENT_QP_FATAL);
 	}
+}
+
+/* As mlx_hw_recv_cqe(); an error completion moves the QP to ERR. */
+static void mlx_hw_recv_complete(struct mlx_hw_qp *qp, u8 status, u8 opcode,
+				 u32 byte_len, u32 wc_flags, __be32 imm,
+				 u32 inv_rkey, u32 src_qp, bool solicited)
+{
+	mlx_hw_recv_cqe(qp, status, opcode, byte_len, wc_flags, imm, inv_rkey,
+			src_qp, solicited);
 	if (status)
 		mlx_hw_qp_to_err(qp);
 }
@@ -255,6 +264,23 @@ static void mlx_hw_resp_recv_error(struct mlx_hw_qp *qp,
 	mlx_hw_recv_complete(qp, status, MLX_HW_WC_RECV, 0, 0, 0, 0, 0, false);
 }
 
+/*
+ * A UC or UD message longer than its receive WQE.  IBA 9.9.3 (responder
+ * error classes D and E; rxe alike): no NAK, no affiliated event, and the
+ * QP stays in its state.  A WQE of the QP's own RQ is not consumed (class
+ * D): the message is dropped and the WQE waits, rewound, for the next
+ * one.  A WQE taken from an SRQ cannot be given back (class E): it
+ * completes with IBV_WC_LOC_LEN_ERR.  Either way the rest of a UC message
+ * is dropped (it is no longer in progress).
+ */
+static void mlx_hw_resp_unreliable_too_long(struct mlx_hw_qp *qp)
+{
+	qp->resp.in_msg = false;
+	if (qp->ibx.srq)
+		mlx_hw_recv_cqe(qp, MLX_HW_WC_LOC_LEN_ERR, MLX_HW_WC_RECV, 0, 0,
+				0, 0, 0, false);
+}
+
 /* Takes a receive WQE or answers RNR NAK (RC) / drops (UC, UD). */
 static bool mlx_hw_resp_get_rwqe(struct mlx_hw_qp *qp, struct mlx_hw_resp *resp)
 {
@@ -307,6 +333,10 @@ static void mlx_hw_resp_send(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 	}
 
 	if ((u64)qp->resp.offset + pkt->paylen > qp->resp.rwqe.sgl.total) {
+		if (!mlx_hw_qp_reliable(qp->ibx.qp_type)) {
+			mlx_hw_resp_unreliable_too_long(qp);
+			return;
+		}
 		/* IBA 9.9.3.1.2: receive buffer too small. */
 		mlx_hw_resp_recv_error(qp, resp, MLX_HW_WC_LOC_LEN_ERR,
 				       MLX_HW_RESP_NAK_INV_REQ,
@@ -495,14 +525,22 @@ static void mlx_hw_resp_ud(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
 	/* IBA C10-102: a wrong Q_Key drops the datagram silently. */
 	if (pkt->qkey != qp->qkey)
 		return;
+	/* A WQE kept from a dropped datagram: take its MR references again. */
+	if (qp->resp.have_rwqe &&
+	    mlx_hw_sgl_unpark(to_mdev(qp->ibx.dev), qp, &qp->resp.rwqe.sgl)) {
+		mlx_hw_recv_complete(qp, MLX_HW_WC_LOC_PROT_ERR, MLX_HW_WC_RECV,
+				     0, 0, 0, 0, 0, false);
+		return;
+	}
 	if (!mlx_hw_resp_get_rwqe(qp, resp))
 		return;
 	qp->resp.cur.sgl = &qp->resp.rwqe.sgl;
 	qp->resp.cur.idx = 0;
 	qp->resp.cur.off = 0;
 	if ((u64)pkt->paylen + MLX_HW_GRH_LEN > qp->resp.rwqe.sgl.total) {
-		mlx_hw_recv_complete(qp, MLX_HW_WC_LOC_LEN_ERR, MLX_HW_WC_RECV,
-				     0, 0, 0, 0, 0, false);
+		mlx_hw_resp_unreliable_too_long(qp);
+		/* Nothing pins an MR while the WQE waits. */
+		mlx_hw_sgl_park(&qp->resp.rwqe.sgl);
 		return;
 	}
 	mlx_hw_build_grh(pkt, grh);

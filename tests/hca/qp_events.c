@@ -503,6 +503,179 @@ static int test_qp_fatal(struct ut_ctx *c)
 	return 0;
 }
 
+#define UD_QKEY		0x11110000u
+
+/* A UD QP in RTS (Q_Key UD_QKEY), receiving from @srq if not NULL. */
+static struct ibv_qp *ud_qp(struct ut_ctx *c, struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = c->cq, .recv_cq = c->cq, .srq = srq,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_UD,
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = UD_QKEY };
+	struct ibv_qp *qp = ibv_create_qp(c->pd, &ia);
+
+	if (!qp ||
+	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY)) {
+		fprintf(stderr, "UD QP: %s\n", strerror(errno));
+		return NULL;
+	}
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		return NULL;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		return NULL;
+	return qp;
+}
+
+/* A signaled UD SEND of @len bytes from UT_SRC to @dst. */
+static int ud_send(struct ut_ctx *c, struct ibv_qp *qp, struct ibv_ah *ah,
+		   struct ibv_qp *dst, uint32_t len, uint64_t wr_id)
+{
+	struct ibv_sge sge = { (uintptr_t)c->buf + UT_SRC, len, c->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = dst->qp_num;
+	wr.wr.ud.remote_qkey = UD_QKEY;
+	CHECK(!ibv_post_send(qp, &wr, &bad), "post UD send");
+	return 0;
+}
+
+/* A receive at UT_DST whose SGE names no MR. */
+static int post_recv_bad_lkey(struct ut_ctx *c, struct ibv_qp *qp,
+			      uint64_t wr_id)
+{
+	struct ibv_sge sge = { (uintptr_t)c->buf + UT_DST, 256,
+			       c->mr->lkey + 0x100 };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+
+	CHECK(!ibv_post_recv(qp, &wr, &bad), "post_recv");
+	return 0;
+}
+
+/*
+ * UC: a message longer than the receive WQE is dropped, no event, the QP
+ * stays in RTS (IBA 9.9.3 class D: the RQ WQE is kept for the next
+ * message, which may span packets; class E: an SRQ WQE completes with
+ * LOC_LEN_ERR).  A receive SGE with a bad lkey (class A): the receive
+ * completes with LOC_PROT_ERR and the QP moves to ERR, no event either.
+ */
+static int test_uc_recv_errors(struct ut_ctx *c)
+{
+	struct ibv_srq *srq = make_srq(c);
+	unsigned int acc = IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_qp *a = ut_qp(c, IBV_QPT_UC, NULL, acc);
+	struct ibv_qp *b = ut_qp(c, IBV_QPT_UC, NULL, acc);
+	struct ibv_qp *sa = ut_qp(c, IBV_QPT_UC, NULL, acc);
+	struct ibv_qp *sb = ut_qp(c, IBV_QPT_UC, srq, acc);
+
+	CHECK(srq && a && b && sa && sb, "setup: %s", strerror(errno));
+	if (ut_connect(c, a, b, 7) || ut_connect(c, sa, sb, 7))
+		return -1;
+	/* Overflow in the last packet, then in the middle of 3 packets. */
+	if (ut_post_recv(c, b, NULL, UT_DST, 1500, 10) ||
+	    ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 1600, 1, 0, 0) ||
+	    ut_expect(c, 1, IBV_WC_SUCCESS, NULL) ||
+	    ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 3000, 2, 0, 0) ||
+	    ut_expect(c, 2, IBV_WC_SUCCESS, NULL) || ut_no_wc(c, 100) ||
+	    ut_no_event(c, 50))
+		return -1;
+	CHECK(ut_state(b) == IBV_QPS_RTS, "UC state %d", ut_state(b));
+	/* The same receive WQE takes the next message that fits. */
+	if (send_ok(c, a, b, NULL, 1400, UT_DST, 3, 10, 21, false) ||
+	    ut_no_event(c, 50))
+		return -1;
+
+	/* SRQ: the WQE completes in error, the next one works. */
+	if (ut_post_recv(c, NULL, srq, UT_DST, 100, 20) ||
+	    ut_post_send(c, sa, IBV_WR_SEND, UT_SRC, 200, 4, 0, 0) ||
+	    expect_two(c, 4, IBV_WC_SUCCESS, 20, IBV_WC_LOC_LEN_ERR, NULL,
+		       NULL) || ut_no_event(c, 100))
+		return -1;
+	CHECK(ut_state(sb) == IBV_QPS_RTS, "UC SRQ state %d", ut_state(sb));
+	if (send_ok(c, sa, sb, srq, 60, UT_DST, 5, 21, 22, true))
+		return -1;
+
+	/* Bad lkey in the receive: LOC_PROT_ERR, ERR, nothing raised. */
+	if (post_recv_bad_lkey(c, b, 30) ||
+	    ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 50, 6, 0, 0) ||
+	    expect_two(c, 6, IBV_WC_SUCCESS, 30, IBV_WC_LOC_PROT_ERR, NULL,
+		       NULL) || ut_no_event(c, 100))
+		return -1;
+	CHECK(ut_state(b) == IBV_QPS_ERR, "UC state %d", ut_state(b));
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b) && !ibv_destroy_qp(sa) &&
+	      !ibv_destroy_qp(sb) && !ibv_destroy_srq(srq), "destroy");
+	return 0;
+}
+
+/*
+ * UD: the same classes.  A datagram longer than the receive WQE (40 GRH
+ * bytes + payload) is dropped and the RQ WQE kept; an SRQ WQE completes
+ * with LOC_LEN_ERR; the QP stays in RTS.  A bad receive lkey completes
+ * with LOC_PROT_ERR and moves the QP to ERR.  No event in any case.
+ */
+static int test_ud_recv_errors(struct ut_ctx *c)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1,
+				  .grh = { .dgid = c->gid,
+					   .sgid_index = c->gid_index,
+					   .hop_limit = 64 } };
+	struct ibv_srq *srq = make_srq(c);
+	struct ibv_qp *a = ud_qp(c, NULL), *b = ud_qp(c, NULL);
+	struct ibv_qp *sb = ud_qp(c, srq);
+	struct ibv_ah *ah = ibv_create_ah(c->pd, &aa);
+	struct ibv_wc rwc;
+
+	CHECK(srq && a && b && sb && ah, "setup: %s", strerror(errno));
+	if (ut_post_recv(c, b, NULL, UT_DST, 40 + 100, 10) ||
+	    ud_send(c, a, ah, b, 101, 1) ||
+	    ut_expect(c, 1, IBV_WC_SUCCESS, NULL) || ut_no_wc(c, 100) ||
+	    ut_no_event(c, 50))
+		return -1;
+	CHECK(ut_state(b) == IBV_QPS_RTS, "UD state %d", ut_state(b));
+	ut_fill(c->buf + UT_SRC, 100, 31);
+	memset(c->buf + UT_DST, 0, 140);
+	if (ud_send(c, a, ah, b, 100, 2) ||
+	    expect_two(c, 2, IBV_WC_SUCCESS, 10, IBV_WC_SUCCESS, NULL, &rwc))
+		return -1;
+	CHECK(rwc.byte_len == 140 && rwc.src_qp == a->qp_num,
+	      "byte_len %u src_qp %u", rwc.byte_len, rwc.src_qp);
+	CHECK(!memcmp(c->buf + UT_SRC, c->buf + UT_DST + 40, 100), "data");
+
+	if (ut_post_recv(c, NULL, srq, UT_DST, 40 + 100, 20) ||
+	    ud_send(c, a, ah, sb, 200, 3) ||
+	    expect_two(c, 3, IBV_WC_SUCCESS, 20, IBV_WC_LOC_LEN_ERR, NULL,
+		       &rwc) || ut_no_event(c, 100))
+		return -1;
+	CHECK(rwc.qp_num == sb->qp_num, "qp_num %u", rwc.qp_num);
+	CHECK(ut_state(sb) == IBV_QPS_RTS, "UD SRQ state %d", ut_state(sb));
+	if (ut_post_recv(c, NULL, srq, UT_DST, 40 + 100, 21) ||
+	    ud_send(c, a, ah, sb, 60, 4) ||
+	    expect_two(c, 4, IBV_WC_SUCCESS, 21, IBV_WC_SUCCESS, NULL, &rwc))
+		return -1;
+	CHECK(rwc.byte_len == 100, "byte_len %u", rwc.byte_len);
+
+	if (post_recv_bad_lkey(c, b, 30) || ud_send(c, a, ah, b, 50, 5) ||
+	    expect_two(c, 5, IBV_WC_SUCCESS, 30, IBV_WC_LOC_PROT_ERR, NULL,
+		       NULL) || ut_no_event(c, 100))
+		return -1;
+	CHECK(ut_state(b) == IBV_QPS_ERR, "UD state %d", ut_state(b));
+	CHECK(!ibv_destroy_ah(ah) && !ibv_destroy_qp(a) &&
+	      !ibv_destroy_qp(b) && !ibv_destroy_qp(sb) &&
+	      !ibv_destroy_srq(srq), "destroy");
+	return 0;
+}
+
 static int bind_mw2(struct ut_ctx *c, struct ibv_qp *qp, struct ibv_mw *mw,
 		    struct ibv_mr *mr, uint32_t *rkey, uint64_t wr_id)
 {
@@ -618,6 +791,8 @@ static const struct ut_test tests[] = {
 	{ "access_err", test_access_err },
 	{ "req_err", test_req_err },
 	{ "qp_fatal", test_qp_fatal },
+	{ "uc_recv_errors", test_uc_recv_errors },
+	{ "ud_recv_errors", test_ud_recv_errors },
 	{ "dereg_mw2", test_dereg_mw2 },
 };
 
