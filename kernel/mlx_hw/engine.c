@@ -225,9 +225,12 @@ static bool mlx_hw_service_qp(struct mlx_hw_qp *qp, u64 *next_timer)
 		did |= mlx_hw_recv_flush(qp) > 0;
 		/*
 		 * IBA 11.6.3: a QP of an SRQ in ERR takes no more WQEs from
-		 * it once the one it held is flushed: Last WQE Reached.
+		 * it once the one it held is flushed: Last WQE Reached.  An
+		 * XRC TGT QP takes its WQEs from XRC SRQs (IBA A14), so it
+		 * is such a QP too.
 		 */
-		if (qp->ibx.srq && !qp->last_wqe_reached) {
+		if ((qp->ibx.srq || qp->ibx.qp_type == IB_UVERBS_QPT_XRC_TGT) &&
+		    !qp->last_wqe_reached) {
 			qp->last_wqe_reached = true;
 			ibx_qp_event(&qp->ibx, IBX_EVENT_QP_LAST_WQE_REACHED);
 			did = true;

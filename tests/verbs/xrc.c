@@ -5,9 +5,9 @@
  * missing-domain errnos as ib_uverbs), XRC SRQs and their numbers, an XRC
  * TGT QP opened by a second process that keeps it alive after its creator
  * closed it, data verified byte for byte on both processes' SRQs, a request
- * naming an SRQ of another domain (remote invalid request error and the
- * TGT QP's async event in the other process), illegal XRC transitions, and
- * that a killed process leaves no domain behind.
+ * naming an SRQ of another domain (remote invalid request error, then Last
+ * WQE Reached, on the TGT QP in the other process), illegal XRC
+ * transitions, and that a killed process leaves no domain behind.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -372,6 +372,14 @@ static void child(int rd, int wr)
 	CHECK(ibv_get_async_event(ctx, &ev) == 0, "get_async_event");
 	CHECK(ev.event_type == IBV_EVENT_QP_REQ_ERR && ev.element.qp == tgt,
 	      "async event %d on %p, expected QP_REQ_ERR on the TGT handle",
+	      ev.event_type, (void *)ev.element.qp);
+	ibv_ack_async_event(&ev);
+	/* Then, its receive side being done, Last WQE Reached (IBA 11.6.3). */
+	CHECK(poll(&pfd, 1, 10000) == 1, "no second async event within 10 s");
+	CHECK(ibv_get_async_event(ctx, &ev) == 0, "get_async_event");
+	CHECK(ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED &&
+	      ev.element.qp == tgt,
+	      "async event %d on %p, expected LAST_WQE_REACHED on the TGT",
 	      ev.event_type, (void *)ev.element.qp);
 	ibv_ack_async_event(&ev);
 	send_msg(wr, M_OK, 0);
