@@ -7,7 +7,9 @@
  * closed it, data verified byte for byte on both processes' SRQs, a request
  * naming an SRQ of another domain (remote invalid request error, then Last
  * WQE Reached, on the TGT QP in the other process), illegal XRC
- * transitions, and that a killed process leaves no domain behind.
+ * transitions, that a killed process leaves no domain behind, and RDMA
+ * WRITE / READ / atomics over XRC (Last WQE Reached on the creator's
+ * context when that TGT QP goes to ERR).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -188,11 +190,14 @@ static enum ibv_wc_status xrc_send(struct ibv_qp *ini, struct ibv_cq *cq,
 	return wc.status;
 }
 
+#define TGT_ACCESS	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+			 IBV_ACCESS_REMOTE_ATOMIC)
+
 static void to_init(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+		.qp_access_flags = TGT_ACCESS,
 	};
 
 	CHECK(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
@@ -395,6 +400,165 @@ static void child(int rd, int wr)
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	exit(0);
+}
+
+/* The next async event of @ctx within 10 s: @type on @qp. */
+static void expect_qp_event(struct ibv_context *ctx, enum ibv_event_type type,
+			    struct ibv_qp *qp)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+
+	CHECK(poll(&pfd, 1, 10000) == 1, "no async event %s within 10 s",
+	      ibv_event_type_str(type));
+	CHECK(ibv_get_async_event(ctx, &ev) == 0, "get_async_event");
+	CHECK(ev.event_type == type && ev.element.qp == qp,
+	      "async event %s on %p, expected %s on %p",
+	      ibv_event_type_str(ev.event_type), (void *)ev.element.qp,
+	      ibv_event_type_str(type), (void *)qp);
+	ibv_ack_async_event(&ev);
+}
+
+/*
+ * One signaled RDMA or atomic WR through @ini, naming XRC SRQ @srqn (whose
+ * PD the TGT QP checks the rkey against, IBA A14); returns its completion.
+ */
+static void xrc_rdma(struct ibv_qp *ini, struct ibv_cq *cq, uint32_t srqn,
+		     enum ibv_wr_opcode op, struct ibv_sge *sge, uint64_t raddr,
+		     uint32_t rkey, uint64_t compare_add, uint64_t swap,
+		     struct ibv_wc *wc)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = op, .sg_list = sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	if (op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	    op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = compare_add;
+		wr.wr.atomic.swap = swap;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	wr.qp_type.xrc.remote_srqn = srqn;
+	CHECK(ibv_post_send(ini, &wr, &bad) == 0, "post_send opcode %d", op);
+	poll_one(cq, wc);
+	CHECK(wc->wr_id == op && wc->qp_num == ini->qp_num,
+	      "completion wr_id %llu qp %#x", (unsigned long long)wc->wr_id,
+	      wc->qp_num);
+}
+
+/*
+ * RDMA WRITE, RDMA READ, CMP_SWP and FETCH_ADD from an INI QP through a
+ * TGT QP of @xrcd (IBA A14: the RC operations over XRC), bytes and
+ * completions checked; then the TGT QP moved to ERR raises Last WQE
+ * Reached (IBA 11.6.3) on the async fd of the context that created it.
+ */
+static void rdma_and_atomics(struct ibv_context *ctx, struct ibv_pd *pd,
+			     struct ibv_xrcd *xrcd, struct ibv_srq *srq,
+			     struct ibv_cq *cq, const union ibv_gid *gid)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.qp_type = IBV_QPT_XRC_SEND, .comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 8, .max_send_sge = 1 },
+	};
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp *ini = ibv_create_qp_ex(ctx, &ia);
+	struct ibv_qp *tgt = create_tgt(ctx, xrcd);
+	uint8_t *remote = aligned_alloc(4096, 4096);
+	uint8_t *local = aligned_alloc(4096, 4096);
+	struct ibv_mr *rmr, *lmr;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	uint64_t *rword, *lword;
+	uint32_t srqn;
+	int i;
+
+	CHECK(ini && tgt && remote && local, "INI/TGT QPs, buffers");
+	CHECK(ibv_get_srq_num(srq, &srqn) == 0, "get_srq_num");
+	rmr = ibv_reg_mr(pd, remote, 4096, IBV_ACCESS_LOCAL_WRITE | TGT_ACCESS);
+	lmr = ibv_reg_mr(pd, local, 4096, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(rmr && lmr, "reg_mr");
+	connect_pair(ini, tgt, gid);
+	memset(remote, 0, 4096);
+
+	/* WRITE: three packets land byte for byte. */
+	fill(local, 41);
+	sge = (struct ibv_sge){ (uintptr_t)local, MSG_LEN, lmr->lkey };
+	xrc_rdma(ini, cq, srqn, IBV_WR_RDMA_WRITE, &sge, (uintptr_t)remote,
+		 rmr->rkey, 0, 0, &wc);
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RDMA_WRITE,
+	      "WRITE: %s opcode %d", ibv_wc_status_str(wc.status), wc.opcode);
+	verify(remote, 41);
+	/* The TGT QP in RTR got its first packet. */
+	expect_qp_event(ctx, IBV_EVENT_COMM_EST, tgt);
+
+	/* READ: the bytes come back (into a cleared buffer). */
+	fill(remote, 53);
+	memset(local, 0, 4096);
+	xrc_rdma(ini, cq, srqn, IBV_WR_RDMA_READ, &sge, (uintptr_t)remote,
+		 rmr->rkey, 0, 0, &wc);
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RDMA_READ &&
+	      wc.byte_len == MSG_LEN, "READ: %s opcode %d byte_len %u",
+	      ibv_wc_status_str(wc.status), wc.opcode, wc.byte_len);
+	verify(local, 53);
+
+	/* Atomics on the 8-byte word at remote + 64; the old value returns. */
+	rword = (uint64_t *)(remote + 64);
+	lword = (uint64_t *)local;
+	*rword = 0x1111222233334444ull;
+	sge = (struct ibv_sge){ (uintptr_t)local, 8, lmr->lkey };
+	*lword = 0;
+	xrc_rdma(ini, cq, srqn, IBV_WR_ATOMIC_CMP_AND_SWP, &sge,
+		 (uintptr_t)rword, rmr->rkey, 0x1111222233334444ull,
+		 0xaaaabbbbccccddddull, &wc);
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_COMP_SWAP &&
+	      wc.byte_len == 8, "CMP_SWP: %s opcode %d byte_len %u",
+	      ibv_wc_status_str(wc.status), wc.opcode, wc.byte_len);
+	CHECK(*lword == 0x1111222233334444ull && *rword == 0xaaaabbbbccccddddull,
+	      "CMP_SWP: returned %#llx, memory %#llx",
+	      (unsigned long long)*lword, (unsigned long long)*rword);
+	/* A compare that fails leaves the word and returns it. */
+	*lword = 0;
+	xrc_rdma(ini, cq, srqn, IBV_WR_ATOMIC_CMP_AND_SWP, &sge,
+		 (uintptr_t)rword, rmr->rkey, 1, 2, &wc);
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_COMP_SWAP,
+	      "CMP_SWP (no swap): %s", ibv_wc_status_str(wc.status));
+	CHECK(*lword == 0xaaaabbbbccccddddull &&
+	      *rword == 0xaaaabbbbccccddddull,
+	      "CMP_SWP (no swap): returned %#llx, memory %#llx",
+	      (unsigned long long)*lword, (unsigned long long)*rword);
+	*lword = 0;
+	xrc_rdma(ini, cq, srqn, IBV_WR_ATOMIC_FETCH_AND_ADD, &sge,
+		 (uintptr_t)rword, rmr->rkey, 0x10, 0, &wc);
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_FETCH_ADD &&
+	      wc.byte_len == 8, "FETCH_ADD: %s opcode %d byte_len %u",
+	      ibv_wc_status_str(wc.status), wc.opcode, wc.byte_len);
+	CHECK(*lword == 0xaaaabbbbccccddddull &&
+	      *rword == 0xaaaabbbbccccddedull,
+	      "FETCH_ADD: returned %#llx, memory %#llx",
+	      (unsigned long long)*lword, (unsigned long long)*rword);
+	/* Nothing else of remote was touched. */
+	for (i = 0; i < MSG_LEN; i++)
+		CHECK(i / 8 == 8 || remote[i] == (uint8_t)(i * 7 + 53),
+		      "remote byte %d changed", i);
+
+	CHECK(ibv_modify_qp(tgt, &qa, IBV_QP_STATE) == 0, "TGT to ERR");
+	expect_qp_event(ctx, IBV_EVENT_QP_LAST_WQE_REACHED, tgt);
+	{
+		struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+
+		CHECK(poll(&pfd, 1, 200) == 0, "a further async event");
+	}
+	CHECK(ibv_destroy_qp(ini) == 0 && ibv_destroy_qp(tgt) == 0,
+	      "destroy INI/TGT");
+	CHECK(ibv_dereg_mr(rmr) == 0 && ibv_dereg_mr(lmr) == 0, "dereg_mr");
+	free(remote);
+	free(local);
 }
 
 /* Holds a domain, an XRC SRQ and a TGT QP until it is killed. */
@@ -610,6 +774,8 @@ int main(void)
 		      "the killed process's domain must be gone");
 		close(kfd);
 	}
+
+	rdma_and_atomics(ctx, pd, xrcd, srq, cq, &gid);
 
 	CHECK(ibv_destroy_qp(ini) == 0, "destroy INI");
 	CHECK(ibv_destroy_srq(srq) == 0 && ibv_destroy_srq(srq_priv) == 0,
