@@ -194,8 +194,8 @@ struct mlx_hw_mr {
 	struct ibx_mr ibx;		/* must be first */
 	struct mlx_hw_key key;		/* in dev->mr_xa */
 	bool invalid;			/* invalidated by SEND_INV/LOCAL_INV */
-	spinlock_t mw_lock;		/* protects mw2_bound, dereg_begun */
-	u32 mw2_bound;			/* type 2 windows bound to it */
+	spinlock_t mw_lock;		/* protects mw_bound, dereg_begun */
+	u32 mw_bound;			/* windows (type 1 or 2) bound to it */
 	bool dereg_begun;		/* being deregistered: no new binds */
 };
 

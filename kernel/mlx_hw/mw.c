@@ -35,32 +35,33 @@ int mlx_hw_alloc_mw(struct ibx_mw *ibmw, struct ibx_udata *udata)
 }
 
 /*
- * IBA 10.6.7.2.6: an MR with type 2 windows bound to it cannot be
- * deregistered.  Binds count on the MR and a deregistration that began
- * refuses new binds, so the check and the bind cannot cross.
+ * IBA 10.6.7.2.6 and the Deregister Memory Region verb (ch. 11): an MR
+ * with windows bound to it, of either type, cannot be deregistered (rxe
+ * alike).  Binds count on the MR and a deregistration that began refuses
+ * new binds, so the check and the bind cannot cross.
  */
-static bool mlx_hw_mr_bind_mw2(struct mlx_hw_mr *mr)
+static bool mlx_hw_mr_bind_mw(struct mlx_hw_mr *mr)
 {
 	bool ok;
 
 	spin_lock_bh(&mr->mw_lock);
 	ok = !mr->dereg_begun;
 	if (ok)
-		mr->mw2_bound++;
+		mr->mw_bound++;
 	spin_unlock_bh(&mr->mw_lock);
 	return ok;
 }
 
-/* A type 2 window bound to the MR @lkey was invalidated or freed. */
-static void mlx_hw_mr_unbind_mw2(struct mlx_hw_dev *dev, u32 lkey)
+/* A window bound to the MR @lkey was unbound, rebound, invalidated or freed. */
+static void mlx_hw_mr_unbind_mw(struct mlx_hw_dev *dev, u32 lkey)
 {
 	struct mlx_hw_mr *mr = mlx_hw_mr_get(dev, lkey);
 
 	if (!mr)
 		return;
 	spin_lock_bh(&mr->mw_lock);
-	if (!WARN_ON_ONCE(!mr->mw2_bound))
-		mr->mw2_bound--;
+	if (!WARN_ON_ONCE(!mr->mw_bound))
+		mr->mw_bound--;
 	spin_unlock_bh(&mr->mw_lock);
 	mlx_hw_mr_put(mr);
 }
@@ -71,7 +72,7 @@ int mlx_hw_begin_dereg_mr(struct ibx_mr *ibmr)
 	int err = 0;
 
 	spin_lock_bh(&mr->mw_lock);
-	if (mr->mw2_bound)
+	if (mr->mw_bound)
 		err = -EINVAL;
 	else
 		mr->dereg_begun = true;
@@ -87,8 +88,8 @@ void mlx_hw_dealloc_mw(struct ibx_mw *ibmw)
 	xa_erase(&dev->mr_xa, mw->key.index);
 	mlx_hw_obj_drain(&mw->key.obj);
 	/* No engine user is left: the binding is stable. */
-	if (mw->ibx.type == 2 && mw->bound)
-		mlx_hw_mr_unbind_mw2(dev, mw->mr_lkey);
+	if (mw->bound)
+		mlx_hw_mr_unbind_mw(dev, mw->mr_lkey);
 }
 
 /*
@@ -211,7 +212,7 @@ int mlx_hw_invalidate(struct mlx_hw_dev *dev, struct ibx_pd *pd, u32 key)
 		}
 		spin_unlock_bh(&mw->lock);
 		if (mr_lkey)
-			mlx_hw_mr_unbind_mw2(dev, mr_lkey);
+			mlx_hw_mr_unbind_mw(dev, mr_lkey);
 	}
 	mlx_hw_obj_put(&k->obj);
 	return err;
@@ -232,6 +233,7 @@ u8 mlx_hw_bind_mw(struct mlx_hw_qp *qp, const struct mlx_hw_wqe_bind *bind)
 	struct mlx_hw_key *k;
 	struct mlx_hw_mw *mw;
 	u8 status = MLX_HW_WC_MW_BIND_ERR;
+	u32 old_lkey = 0;
 
 	k = mlx_hw_key_get(dev, new_rkey);
 	if (!k)
@@ -244,6 +246,8 @@ u8 mlx_hw_bind_mw(struct mlx_hw_qp *qp, const struct mlx_hw_wqe_bind *bind)
 	/* Type 1 with length 0 unbinds (IBA 10.6.7.2.1). */
 	if (mw->ibx.type == 1 && !len) {
 		spin_lock_bh(&mw->lock);
+		if (mw->bound)
+			old_lkey = mw->mr_lkey;
 		mw->bound = false;
 		mw->ibx.rkey = new_rkey;
 		spin_unlock_bh(&mw->lock);
@@ -269,11 +273,13 @@ u8 mlx_hw_bind_mw(struct mlx_hw_qp *qp, const struct mlx_hw_wqe_bind *bind)
 		goto out_unlock;
 	spin_lock(&mw->lock);
 	/* A type 2 window must be invalidated before it is bound again. */
-	if (mw->ibx.type == 2 &&
-	    (mw->bound || !mlx_hw_mr_bind_mw2(mr))) {
+	if ((mw->ibx.type == 2 && mw->bound) || !mlx_hw_mr_bind_mw(mr)) {
 		spin_unlock(&mw->lock);
 		goto out_unlock;
 	}
+	/* A type 1 window moves: its old MR is released below. */
+	if (mw->bound)
+		old_lkey = mw->mr_lkey;
 	mw->bound = true;
 	mw->mr_lkey = mr->ibx.lkey;
 	mw->addr = addr;
@@ -286,6 +292,9 @@ u8 mlx_hw_bind_mw(struct mlx_hw_qp *qp, const struct mlx_hw_wqe_bind *bind)
 out_unlock:
 	spin_unlock_bh(&dev->bind_lock);
 out:
+	/* Outside bind_lock and mw->lock: the MR lookup takes the xa_lock. */
+	if (old_lkey)
+		mlx_hw_mr_unbind_mw(dev, old_lkey);
 	if (mr)
 		mlx_hw_mr_put(mr);
 	mlx_hw_obj_put(&k->obj);
