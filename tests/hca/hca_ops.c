@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
+#include "hca_util.h"
 
 #define BUF_SIZE	(1 << 20)
 #define QKEY		0x11111111
@@ -43,15 +44,6 @@ struct pair {
 	struct ibv_qp *a, *b;	/* a sends to b and b to a */
 	struct ibv_srq *srq;
 };
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);	\
-		fprintf(stderr, __VA_ARGS__);				\
-		fprintf(stderr, "\n");					\
-		return -1;						\
-	}								\
-} while (0)
 
 static void fill(uint8_t *p, size_t n, unsigned int seed)
 {
@@ -1101,7 +1093,7 @@ static const struct {
 int main(int argc, char **argv)
 {
 	struct ctx c;
-	unsigned int i;
+	unsigned int i, checks, total = 0, passed = 0;
 	int opt, j, run;
 
 	while ((opt = getopt(argc, argv, "d:g:")) != -1) {
@@ -1120,14 +1112,20 @@ int main(int argc, char **argv)
 			run |= !strcmp(argv[j], tests[i].name);
 		if (!run)
 			continue;
+		checks = ut_checks;
 		if (tests[i].fn(&c)) {
-			printf("FAIL %s\n", tests[i].name);
+			printf("FAIL %s (%u checks)\n", tests[i].name,
+			       ut_checks - checks);
 			failures++;
 			drain(&c);
 		} else {
-			printf("PASS %s\n", tests[i].name);
+			printf("PASS %s (%u checks)\n", tests[i].name,
+			       ut_checks - checks);
+			passed++;
 		}
+		total += ut_checks - checks;
 		fflush(stdout);
 	}
+	ut_summary(passed, failures, total);
 	return failures ? 1 : 0;
 }

@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include "hca_util.h"
 
+unsigned int ut_checks;
+
 int ut_open(struct ut_ctx *c, const char *dev_name, int gid_index)
 {
 	struct ibv_device **list;
@@ -18,22 +20,22 @@ int ut_open(struct ut_ctx *c, const char *dev_name, int gid_index)
 	c->dev_name = dev_name;
 	c->gid_index = gid_index;
 	list = ibv_get_device_list(&n);
-	CHECK(list, "get_device_list: %s", strerror(errno));
+	UT_SETUP(list, "get_device_list: %s", strerror(errno));
 	for (i = 0; i < n; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
 			c->ctx = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
-	CHECK(c->ctx, "cannot open %s", dev_name);
-	CHECK(!ibv_query_gid(c->ctx, 1, gid_index, &c->gid), "query_gid");
+	UT_SETUP(c->ctx, "cannot open %s", dev_name);
+	UT_SETUP(!ibv_query_gid(c->ctx, 1, gid_index, &c->gid), "query_gid");
 	c->pd = ibv_alloc_pd(c->ctx);
 	c->cq = ibv_create_cq(c->ctx, 256, NULL, NULL, 0);
-	CHECK(c->pd && c->cq, "pd/cq: %s", strerror(errno));
+	UT_SETUP(c->pd && c->cq, "pd/cq: %s", strerror(errno));
 	c->buf = aligned_alloc(4096, 2 * UT_BUF_SIZE);
-	CHECK(c->buf, "alloc");
+	UT_SETUP(c->buf, "alloc");
 	memset(c->buf, 0, 2 * UT_BUF_SIZE);
 	c->mr = ibv_reg_mr(c->pd, c->buf, 2 * UT_BUF_SIZE,
 			   IBV_ACCESS_LOCAL_WRITE | UT_ACCESS_REMOTE);
-	CHECK(c->mr, "reg_mr: %s", strerror(errno));
+	UT_SETUP(c->mr, "reg_mr: %s", strerror(errno));
 	return 0;
 }
 
@@ -89,7 +91,7 @@ int ut_rtr(struct ut_ctx *c, struct ibv_qp *qp, uint32_t dqpn)
 
 	if (qp->qp_type == IBV_QPT_RC)
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	CHECK(!ibv_modify_qp(qp, &a, mask), "to RTR: %s", strerror(errno));
+	UT_SETUP(!ibv_modify_qp(qp, &a, mask), "to RTR: %s", strerror(errno));
 	return 0;
 }
 
@@ -105,7 +107,7 @@ int ut_rts(struct ibv_qp *qp, uint8_t retry_cnt, uint8_t rnr_retry)
 	if (qp->qp_type == IBV_QPT_RC)
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_MAX_QP_RD_ATOMIC;
-	CHECK(!ibv_modify_qp(qp, &a, mask), "to RTS: %s", strerror(errno));
+	UT_SETUP(!ibv_modify_qp(qp, &a, mask), "to RTS: %s", strerror(errno));
 	return 0;
 }
 
@@ -137,7 +139,7 @@ int ut_post_recv(struct ut_ctx *c, struct ibv_qp *qp, struct ibv_srq *srq,
 	int ret = srq ? ibv_post_srq_recv(srq, &wr, &bad) :
 			ibv_post_recv(qp, &wr, &bad);
 
-	CHECK(!ret, "post_recv: %s", strerror(ret));
+	UT_SETUP(!ret, "post_recv: %s", strerror(ret));
 	return 0;
 }
 
@@ -162,7 +164,7 @@ int ut_post_send(struct ut_ctx *c, struct ibv_qp *qp, enum ibv_wr_opcode op,
 		wr.wr.rdma.rkey = rkey;
 	}
 	ret = ibv_post_send(qp, &wr, &bad);
-	CHECK(!ret, "post_send: %s", strerror(ret));
+	UT_SETUP(!ret, "post_send: %s", strerror(ret));
 	return 0;
 }
 
@@ -288,13 +290,20 @@ static void settle(struct ut_ctx *c)
 		;
 }
 
+void ut_summary(unsigned int passed, unsigned int failed, unsigned int checks)
+{
+	/* Not "N passed, N failed" alone: that line is the test runner's. */
+	printf("sections: %u passed, %u failed; %u checks\n", passed, failed,
+	       checks);
+}
+
 int ut_main(int argc, char **argv, const struct ut_test *tests,
 	    unsigned int n)
 {
 	const char *dev_name = "mlx_hw0";
-	int gid_index = 1, opt, j, run, failures = 0;
+	unsigned int i, checks, total = 0, passed = 0, failures = 0;
+	int gid_index = 1, opt, j, run;
 	struct ut_ctx c;
-	unsigned int i;
 
 	while ((opt = getopt(argc, argv, "d:g:")) != -1) {
 		if (opt == 'd')
@@ -312,14 +321,20 @@ int ut_main(int argc, char **argv, const struct ut_test *tests,
 			run |= !strcmp(argv[j], tests[i].name);
 		if (!run)
 			continue;
+		checks = ut_checks;
 		if (tests[i].fn(&c)) {
-			printf("FAIL %s\n", tests[i].name);
+			printf("FAIL %s (%u checks)\n", tests[i].name,
+			       ut_checks - checks);
 			failures++;
 		} else {
-			printf("PASS %s\n", tests[i].name);
+			printf("PASS %s (%u checks)\n", tests[i].name,
+			       ut_checks - checks);
+			passed++;
 		}
+		total += ut_checks - checks;
 		fflush(stdout);
 		settle(&c);
 	}
+	ut_summary(passed, failures, total);
 	return failures ? 1 : 0;
 }

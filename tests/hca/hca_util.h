@@ -11,13 +11,26 @@
 #include <stdio.h>
 #include <infiniband/verbs.h>
 
-#define CHECK(cond, ...) do {						\
+/*
+ * CHECK is an assertion of a test: ut_checks counts every one evaluated, so
+ * that a run reports how many assertions each section made.  UT_SETUP is a
+ * step that only prepares one (open, create, connect, post): it fails the
+ * same way but is not counted.
+ */
+extern unsigned int ut_checks;
+
+#define UT_SETUP(cond, ...) do {					\
 	if (!(cond)) {							\
 		fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);	\
 		fprintf(stderr, __VA_ARGS__);				\
 		fprintf(stderr, "\n");					\
 		return -1;						\
 	}								\
+} while (0)
+
+#define CHECK(cond, ...) do {						\
+	ut_checks++;							\
+	UT_SETUP(cond, __VA_ARGS__);					\
 } while (0)
 
 #define UT_BUF_SIZE	(1 << 16)	/* each half of ut_ctx.buf */
@@ -75,12 +88,17 @@ int ut_expect_event(struct ut_ctx *c, enum ibv_event_type type,
 /* No async event (but port/GID events) for @ms milliseconds. */
 int ut_no_event(struct ut_ctx *c, int ms);
 
-/* Runs the named tests (all without names); exit status for main(). */
+/*
+ * Runs the named tests (all without names), each reported as PASS or FAIL
+ * with the number of checks it made; exit status for main().
+ */
 struct ut_test {
 	const char *name;
 	int (*fn)(struct ut_ctx *c);
 };
 int ut_main(int argc, char **argv, const struct ut_test *tests,
 	    unsigned int n);
+/* The line ut_main ends with: sections and the checks they made. */
+void ut_summary(unsigned int passed, unsigned int failed, unsigned int checks);
 
 #endif /* HCA_UTIL_H */
