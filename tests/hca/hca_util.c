@@ -51,13 +51,18 @@ struct ibv_qp *ut_qp(struct ut_ctx *c, enum ibv_qp_type type,
 		     struct ibv_srq *srq, unsigned int access)
 {
 	struct ibv_qp_init_attr ia = {
-		.send_cq = c->cq, .recv_cq = c->cq, .srq = srq,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.send_cq = c->cq,
+		.recv_cq = c->cq,
+		.srq = srq,
+		.cap = {.max_send_wr = 16,
+			.max_recv_wr = 16,
+			.max_send_sge = 1,
+			.max_recv_sge = 1},
 		.qp_type = type,
 	};
 	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
 		.qp_access_flags = access,
 	};
 	struct ibv_qp *qp = ibv_create_qp(c->pd, &ia);
@@ -66,8 +71,9 @@ struct ibv_qp *ut_qp(struct ut_ctx *c, enum ibv_qp_type type,
 		fprintf(stderr, "create_qp: %s\n", strerror(errno));
 		return NULL;
 	}
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
+	if (ibv_modify_qp(qp, &a,
+			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				  IBV_QP_ACCESS_FLAGS)) {
 		fprintf(stderr, "to INIT: %s\n", strerror(errno));
 		ibv_destroy_qp(qp);
 		return NULL;
@@ -78,13 +84,17 @@ struct ibv_qp *ut_qp(struct ut_ctx *c, enum ibv_qp_type type,
 int ut_rtr(struct ut_ctx *c, struct ibv_qp *qp, uint32_t dqpn)
 {
 	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
-		.dest_qp_num = dqpn, .rq_psn = 100, .max_dest_rd_atomic = 4,
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = IBV_MTU_1024,
+		.dest_qp_num = dqpn,
+		.rq_psn = 100,
+		.max_dest_rd_atomic = 4,
 		.min_rnr_timer = 1,
-		.ah_attr = { .is_global = 1, .port_num = 1,
-			     .grh = { .dgid = c->gid,
-				      .sgid_index = c->gid_index,
-				      .hop_limit = 1 } },
+		.ah_attr = {.is_global = 1,
+			    .port_num = 1,
+			    .grh = {.dgid = c->gid,
+				    .sgid_index = c->gid_index,
+				    .hop_limit = 1}},
 	};
 	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
@@ -98,8 +108,11 @@ int ut_rtr(struct ut_ctx *c, struct ibv_qp *qp, uint32_t dqpn)
 int ut_rts(struct ibv_qp *qp, uint8_t retry_cnt, uint8_t rnr_retry)
 {
 	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTS, .sq_psn = 100, .timeout = 10,
-		.retry_cnt = retry_cnt, .rnr_retry = rnr_retry,
+		.qp_state = IBV_QPS_RTS,
+		.sq_psn = 100,
+		.timeout = 10,
+		.retry_cnt = retry_cnt,
+		.rnr_retry = rnr_retry,
 		.max_rd_atomic = 4,
 	};
 	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
@@ -126,18 +139,18 @@ enum ibv_qp_state ut_state(struct ibv_qp *qp)
 	struct ibv_qp_init_attr ia;
 
 	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
-		return (enum ibv_qp_state)-1;
+		return (enum ibv_qp_state) - 1;
 	return a.qp_state;
 }
 
 int ut_post_recv(struct ut_ctx *c, struct ibv_qp *qp, struct ibv_srq *srq,
 		 uint64_t off, uint32_t len, uint64_t wr_id)
 {
-	struct ibv_sge sge = { (uintptr_t)c->buf + off, len, c->mr->lkey };
-	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
-				  .num_sge = 1 }, *bad;
-	int ret = srq ? ibv_post_srq_recv(srq, &wr, &bad) :
-			ibv_post_recv(qp, &wr, &bad);
+	struct ibv_sge sge = {(uintptr_t)c->buf + off, len, c->mr->lkey};
+	struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = 1},
+			   *bad;
+	int ret = srq ? ibv_post_srq_recv(srq, &wr, &bad)
+		      : ibv_post_recv(qp, &wr, &bad);
 
 	UT_SETUP(!ret, "post_recv: %s", strerror(ret));
 	return 0;
@@ -147,11 +160,16 @@ int ut_post_send(struct ut_ctx *c, struct ibv_qp *qp, enum ibv_wr_opcode op,
 		 uint64_t off, uint32_t len, uint64_t wr_id, uint64_t raddr,
 		 uint32_t rkey)
 {
-	struct ibv_sge sge = { (uintptr_t)c->buf + off, len, c->mr->lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = wr_id, .sg_list = &sge, .num_sge = len ? 1 : 0,
-		.opcode = op, .send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	struct ibv_sge sge = {(uintptr_t)c->buf + off, len, c->mr->lkey};
+	struct ibv_send_wr wr =
+				   {
+					   .wr_id = wr_id,
+					   .sg_list = &sge,
+					   .num_sge = len ? 1 : 0,
+					   .opcode = op,
+					   .send_flags = IBV_SEND_SIGNALED,
+				   },
+			   *bad;
 	int ret;
 
 	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
@@ -222,7 +240,7 @@ static bool port_event(enum ibv_event_type t)
 static int next_event(struct ut_ctx *c, int ms, enum ibv_event_type *type,
 		      const void **element)
 {
-	struct pollfd pfd = { .fd = c->ctx->async_fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = c->ctx->async_fd, .events = POLLIN};
 	struct ibv_async_event ev;
 	struct timespec t0;
 	long long left;
@@ -297,8 +315,7 @@ void ut_summary(unsigned int passed, unsigned int failed, unsigned int checks)
 	       checks);
 }
 
-int ut_main(int argc, char **argv, const struct ut_test *tests,
-	    unsigned int n)
+int ut_main(int argc, char **argv, const struct ut_test *tests, unsigned int n)
 {
 	const char *dev_name = "mlx_hw0";
 	unsigned int i, checks, total = 0, passed = 0, failures = 0;

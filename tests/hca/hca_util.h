@@ -19,36 +19,39 @@
  */
 extern unsigned int ut_checks;
 
-#define UT_SETUP(cond, ...) do {					\
-	if (!(cond)) {							\
-		fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);	\
-		fprintf(stderr, __VA_ARGS__);				\
-		fprintf(stderr, "\n");					\
-		return -1;						\
-	}								\
-} while (0)
+#define UT_SETUP(cond, ...)                                                    \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);   \
+			fprintf(stderr, __VA_ARGS__);                          \
+			fprintf(stderr, "\n");                                 \
+			return -1;                                             \
+		}                                                              \
+	} while (0)
 
-#define CHECK(cond, ...) do {						\
-	ut_checks++;							\
-	UT_SETUP(cond, __VA_ARGS__);					\
-} while (0)
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		ut_checks++;                                                   \
+		UT_SETUP(cond, __VA_ARGS__);                                   \
+	} while (0)
 
-#define UT_BUF_SIZE	(1 << 16)	/* each half of ut_ctx.buf */
-#define UT_SRC		0		/* offsets into ut_ctx.buf */
-#define UT_DST		UT_BUF_SIZE
+#define UT_BUF_SIZE (1 << 16) /* each half of ut_ctx.buf */
+#define UT_SRC 0	      /* offsets into ut_ctx.buf */
+#define UT_DST UT_BUF_SIZE
 
-#define UT_ACCESS_REMOTE (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
-			  IBV_ACCESS_REMOTE_ATOMIC)
+#define UT_ACCESS_REMOTE                                                       \
+	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |                    \
+	 IBV_ACCESS_REMOTE_ATOMIC)
 
 struct ut_ctx {
 	const char *dev_name;
 	int gid_index;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct ibv_cq *cq;	/* send and receive CQ of every QP */
+	struct ibv_cq *cq; /* send and receive CQ of every QP */
 	union ibv_gid gid;
-	uint8_t *buf;		/* 2 * UT_BUF_SIZE, registered as mr */
-	struct ibv_mr *mr;	/* local write + all remote access */
+	uint8_t *buf;	   /* 2 * UT_BUF_SIZE, registered as mr */
+	struct ibv_mr *mr; /* local write + all remote access */
 };
 
 int ut_open(struct ut_ctx *c, const char *dev_name, int gid_index);
@@ -96,8 +99,7 @@ struct ut_test {
 	const char *name;
 	int (*fn)(struct ut_ctx *c);
 };
-int ut_main(int argc, char **argv, const struct ut_test *tests,
-	    unsigned int n);
+int ut_main(int argc, char **argv, const struct ut_test *tests, unsigned int n);
 /* The line ut_main ends with: sections and the checks they made. */
 void ut_summary(unsigned int passed, unsigned int failed, unsigned int checks);
 
