@@ -298,23 +298,6 @@ static int poll_two(struct ctx *c, uint64_t id1, uint64_t id2,
 	return 0;
 }
 
-/* want < 0: any length. */
-static bool len_ok(uint32_t got, long long want)
-{
-	return want < 0 || got == want;
-}
-
-#define CHECK_WC(wc, st, op, len) do {					\
-	CHECK((wc).status == (st), "wr_id %llu: status %s, expected %s",	\
-	      (unsigned long long)(wc).wr_id,				\
-	      ibv_wc_status_str((wc).status), ibv_wc_status_str(st));	\
-	CHECK((st) != IBV_WC_SUCCESS || (wc).opcode == (op),		\
-	      "opcode %d, expected %d", (wc).opcode, (op));		\
-	CHECK((st) != IBV_WC_SUCCESS || len_ok((wc).byte_len, (len)),	\
-	      "byte_len %u, expected %lld", (wc).byte_len,		\
-	      (long long)(len));					\
-} while (0)
-
 #define SRC	0
 #define DST	BUF_SIZE
 

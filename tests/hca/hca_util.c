@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hca_util - see hca_util.h. */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -28,8 +29,9 @@ int ut_open(struct ut_ctx *c, const char *dev_name, int gid_index)
 	UT_SETUP(c->ctx, "cannot open %s", dev_name);
 	UT_SETUP(!ibv_query_gid(c->ctx, 1, gid_index, &c->gid), "query_gid");
 	c->pd = ibv_alloc_pd(c->ctx);
-	c->cq = ibv_create_cq(c->ctx, 256, NULL, NULL, 0);
-	UT_SETUP(c->pd && c->cq, "pd/cq: %s", strerror(errno));
+	c->ch = ibv_create_comp_channel(c->ctx);
+	c->cq = ibv_create_cq(c->ctx, 256, NULL, c->ch, 0);
+	UT_SETUP(c->pd && c->ch && c->cq, "pd/channel/cq: %s", strerror(errno));
 	c->buf = aligned_alloc(4096, 2 * UT_BUF_SIZE);
 	UT_SETUP(c->buf, "alloc");
 	memset(c->buf, 0, 2 * UT_BUF_SIZE);
@@ -47,23 +49,31 @@ void ut_fill(uint8_t *p, size_t n, unsigned int seed)
 		p[i] = (uint8_t)(seed * 131 + i * 7 + (i >> 8));
 }
 
-struct ibv_qp *ut_qp(struct ut_ctx *c, enum ibv_qp_type type,
-		     struct ibv_srq *srq, unsigned int access)
+int ut_init(struct ibv_qp *qp, unsigned int access)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qkey = UT_QKEY,
+		.qp_access_flags = access,
+	};
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+
+	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
+	UT_SETUP(!ibv_modify_qp(qp, &a, mask), "to INIT: %s", strerror(errno));
+	return 0;
+}
+
+struct ibv_qp *ut_qp_cap(struct ut_ctx *c, enum ibv_qp_type type,
+			 struct ibv_srq *srq, unsigned int access,
+			 const struct ibv_qp_cap *cap)
 {
 	struct ibv_qp_init_attr ia = {
 		.send_cq = c->cq,
 		.recv_cq = c->cq,
 		.srq = srq,
-		.cap = {.max_send_wr = 16,
-			.max_recv_wr = 16,
-			.max_send_sge = 1,
-			.max_recv_sge = 1},
+		.cap = *cap,
 		.qp_type = type,
-	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = access,
 	};
 	struct ibv_qp *qp = ibv_create_qp(c->pd, &ia);
 
@@ -71,14 +81,27 @@ struct ibv_qp *ut_qp(struct ut_ctx *c, enum ibv_qp_type type,
 		fprintf(stderr, "create_qp: %s\n", strerror(errno));
 		return NULL;
 	}
-	if (ibv_modify_qp(qp, &a,
-			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS)) {
-		fprintf(stderr, "to INIT: %s\n", strerror(errno));
-		ibv_destroy_qp(qp);
-		return NULL;
+	if (ia.cap.max_inline_data < cap->max_inline_data) {
+		fprintf(stderr, "max_inline_data %u < %u\n",
+			ia.cap.max_inline_data, cap->max_inline_data);
+	} else if (!ut_init(qp, access)) {
+		return qp;
 	}
-	return qp;
+	ibv_destroy_qp(qp);
+	return NULL;
+}
+
+struct ibv_qp *ut_qp(struct ut_ctx *c, enum ibv_qp_type type,
+		     struct ibv_srq *srq, unsigned int access)
+{
+	struct ibv_qp_cap cap = {
+		.max_send_wr = 16,
+		.max_recv_wr = 16,
+		.max_send_sge = 1,
+		.max_recv_sge = 1,
+	};
+
+	return ut_qp_cap(c, type, srq, access, &cap);
 }
 
 int ut_rtr(struct ut_ctx *c, struct ibv_qp *qp, uint32_t dqpn)
@@ -96,9 +119,11 @@ int ut_rtr(struct ut_ctx *c, struct ibv_qp *qp, uint32_t dqpn)
 				    .sgid_index = c->gid_index,
 				    .hop_limit = 1}},
 	};
-	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	int mask = IBV_QP_STATE;
 
+	if (qp->qp_type != IBV_QPT_UD)
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			IBV_QP_RQ_PSN;
 	if (qp->qp_type == IBV_QPT_RC)
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	UT_SETUP(!ibv_modify_qp(qp, &a, mask), "to RTR: %s", strerror(errno));
@@ -156,34 +181,54 @@ int ut_post_recv(struct ut_ctx *c, struct ibv_qp *qp, struct ibv_srq *srq,
 	return 0;
 }
 
-int ut_post_send(struct ut_ctx *c, struct ibv_qp *qp, enum ibv_wr_opcode op,
-		 uint64_t off, uint32_t len, uint64_t wr_id, uint64_t raddr,
-		 uint32_t rkey)
+int ut_post(struct ut_ctx *c, struct ibv_qp *qp, const struct ut_send *s)
 {
-	struct ibv_sge sge = {(uintptr_t)c->buf + off, len, c->mr->lkey};
+	struct ibv_sge sge = {(uintptr_t)c->buf + s->off, s->len, c->mr->lkey};
 	struct ibv_send_wr wr =
 				   {
-					   .wr_id = wr_id,
+					   .wr_id = s->wr_id,
 					   .sg_list = &sge,
-					   .num_sge = len ? 1 : 0,
-					   .opcode = op,
-					   .send_flags = IBV_SEND_SIGNALED,
+					   .num_sge = s->len ? 1 : 0,
+					   .opcode = s->op,
+					   .send_flags = s->flags,
+					   .imm_data = htonl(UT_IMM),
 				   },
 			   *bad;
 	int ret;
 
-	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
-	    op == IBV_WR_ATOMIC_CMP_AND_SWP) {
-		wr.wr.atomic.remote_addr = raddr;
-		wr.wr.atomic.rkey = rkey;
+	if (s->op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+	    s->op == IBV_WR_ATOMIC_CMP_AND_SWP) {
+		wr.wr.atomic.remote_addr = s->raddr;
+		wr.wr.atomic.rkey = s->rkey;
 		wr.wr.atomic.compare_add = 1;
+	} else if (s->ah) {
+		wr.wr.ud.ah = s->ah;
+		wr.wr.ud.remote_qpn = s->dqpn;
+		wr.wr.ud.remote_qkey = UT_QKEY;
 	} else {
-		wr.wr.rdma.remote_addr = raddr;
-		wr.wr.rdma.rkey = rkey;
+		wr.wr.rdma.remote_addr = s->raddr;
+		wr.wr.rdma.rkey = s->rkey;
 	}
 	ret = ibv_post_send(qp, &wr, &bad);
 	UT_SETUP(!ret, "post_send: %s", strerror(ret));
 	return 0;
+}
+
+int ut_post_send(struct ut_ctx *c, struct ibv_qp *qp, enum ibv_wr_opcode op,
+		 uint64_t off, uint32_t len, uint64_t wr_id, uint64_t raddr,
+		 uint32_t rkey)
+{
+	struct ut_send s = {
+		.op = op,
+		.off = off,
+		.len = len,
+		.flags = IBV_SEND_SIGNALED,
+		.wr_id = wr_id,
+		.raddr = raddr,
+		.rkey = rkey,
+	};
+
+	return ut_post(c, qp, &s);
 }
 
 static long long ms_since(const struct timespec *t0)
@@ -195,26 +240,88 @@ static long long ms_since(const struct timespec *t0)
 	       (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
-int ut_expect(struct ut_ctx *c, uint64_t wr_id, enum ibv_wc_status status,
-	      struct ibv_wc *out)
+int ut_poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 {
 	struct timespec t0;
-	struct ibv_wc wc;
 	int n;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!(n = ibv_poll_cq(c->cq, 1, &wc)) && ms_since(&t0) < 5000)
+	while (!(n = ibv_poll_cq(cq, 1, wc)) && ms_since(&t0) < 5000)
 		usleep(100);
-	CHECK(n == 1, "no completion for wr_id %llu (poll %d)",
-	      (unsigned long long)wr_id, n);
+	return n == 1 ? 0 : -1;
+}
+
+int ut_poll_none(struct ibv_cq *cq, int ms)
+{
+	struct ibv_wc wc;
+
+	usleep(ms * 1000);
+	return ibv_poll_cq(cq, 1, &wc) == 0 ? 0 : -1;
+}
+
+/* @check_op: on success also @opcode and @byte_len (< 0: any). */
+static int expect_wc(struct ut_ctx *c, uint64_t wr_id,
+		     enum ibv_wc_status status, bool check_op,
+		     enum ibv_wc_opcode opcode, int byte_len,
+		     struct ibv_wc *out)
+{
+	struct ibv_wc wc;
+
+	CHECK(!ut_poll_one(c->cq, &wc), "no completion for wr_id %llu",
+	      (unsigned long long)wr_id);
 	CHECK(wc.wr_id == wr_id, "wr_id %llu (%s), expected %llu",
 	      (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
 	      (unsigned long long)wr_id);
 	CHECK(wc.status == status, "wr_id %llu: %s, expected %s",
 	      (unsigned long long)wr_id, ibv_wc_status_str(wc.status),
 	      ibv_wc_status_str(status));
+	if (check_op && status == IBV_WC_SUCCESS) {
+		CHECK(wc.opcode == opcode, "wr_id %llu: opcode %d, expected %d",
+		      (unsigned long long)wr_id, wc.opcode, opcode);
+		CHECK(ut_len_ok(wc.byte_len, byte_len),
+		      "wr_id %llu: byte_len %u, expected %d",
+		      (unsigned long long)wr_id, wc.byte_len, byte_len);
+	}
 	if (out)
 		*out = wc;
+	return 0;
+}
+
+int ut_expect(struct ut_ctx *c, uint64_t wr_id, enum ibv_wc_status status,
+	      struct ibv_wc *out)
+{
+	return expect_wc(c, wr_id, status, false, 0, -1, out);
+}
+
+int ut_expect_op(struct ut_ctx *c, uint64_t wr_id, enum ibv_wc_status status,
+		 enum ibv_wc_opcode opcode, int byte_len, struct ibv_wc *out)
+{
+	return expect_wc(c, wr_id, status, true, opcode, byte_len, out);
+}
+
+int ut_poll_two(struct ut_ctx *c, uint64_t id1, uint64_t id2, struct ibv_wc *w1,
+		struct ibv_wc *w2)
+{
+	struct ibv_wc wc[2], t;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		CHECK(!ut_poll_one(c->cq, &wc[i]),
+		      "completion %d of wr_ids %llu/%llu missing", i,
+		      (unsigned long long)id1, (unsigned long long)id2);
+	if (wc[0].wr_id == id2) {
+		t = wc[0];
+		wc[0] = wc[1];
+		wc[1] = t;
+	}
+	CHECK(wc[0].wr_id == id1 && wc[1].wr_id == id2,
+	      "wr_ids %llu %llu, expected %llu %llu",
+	      (unsigned long long)wc[0].wr_id, (unsigned long long)wc[1].wr_id,
+	      (unsigned long long)id1, (unsigned long long)id2);
+	if (w1)
+		*w1 = wc[0];
+	if (w2)
+		*w2 = wc[1];
 	return 0;
 }
 
@@ -281,6 +388,21 @@ int ut_expect_event(struct ut_ctx *c, enum ibv_event_type type,
 	return 0;
 }
 
+int ut_wait_event(struct ut_ctx *c, enum ibv_event_type type)
+{
+	enum ibv_event_type got;
+	const void *el;
+	int ret;
+
+	do {
+		ret = next_event(c, 5000, &got, &el);
+		if (ret < 0)
+			return -1;
+		CHECK(ret == 0, "no async event %s", ibv_event_type_str(type));
+	} while (got != type);
+	return 0;
+}
+
 int ut_no_event(struct ut_ctx *c, int ms)
 {
 	enum ibv_event_type got;
@@ -294,8 +416,7 @@ int ut_no_event(struct ut_ctx *c, int ms)
 	return 0;
 }
 
-/* Empties the CQ and the event queue between tests. */
-static void settle(struct ut_ctx *c)
+void ut_settle(struct ut_ctx *c)
 {
 	enum ibv_event_type t;
 	const void *el;
@@ -350,7 +471,7 @@ int ut_main(int argc, char **argv, const struct ut_test *tests, unsigned int n)
 		}
 		total += ut_checks - checks;
 		fflush(stdout);
-		settle(&c);
+		ut_settle(&c);
 	}
 	ut_summary(passed, failures, total);
 	return failures ? 1 : 0;

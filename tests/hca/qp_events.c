@@ -26,26 +26,10 @@ static int expect_two(struct ut_ctx *c, uint64_t id1, enum ibv_wc_status st1,
 		      uint64_t id2, enum ibv_wc_status st2, struct ibv_wc *w1,
 		      struct ibv_wc *w2)
 {
-	struct ibv_wc wc[2], t;
-	int i, n, tries;
+	struct ibv_wc wc[2];
 
-	for (i = 0; i < 2; i++) {
-		for (tries = 0; !(n = ibv_poll_cq(c->cq, 1, &wc[i])) &&
-				tries < 50000; tries++)
-			usleep(100);
-		CHECK(n == 1, "completion %d of wr_ids %llu/%llu missing", i,
-		      (unsigned long long)id1, (unsigned long long)id2);
-	}
-	if (wc[0].wr_id == id2) {
-		t = wc[0];
-		wc[0] = wc[1];
-		wc[1] = t;
-	}
-	CHECK(wc[0].wr_id == id1 && wc[1].wr_id == id2,
-	      "wr_ids %llu %llu, expected %llu %llu",
-	      (unsigned long long)wc[0].wr_id,
-	      (unsigned long long)wc[1].wr_id, (unsigned long long)id1,
-	      (unsigned long long)id2);
+	if (ut_poll_two(c, id1, id2, &wc[0], &wc[1]))
+		return -1;
 	CHECK(wc[0].status == st1 && wc[1].status == st2,
 	      "statuses %s / %s, expected %s / %s",
 	      ibv_wc_status_str(wc[0].status), ibv_wc_status_str(wc[1].status),
