@@ -416,20 +416,27 @@ int ut_no_event(struct ut_ctx *c, int ms)
 	return 0;
 }
 
-void ut_settle(struct ut_ctx *c)
+void ut_drain_cq(struct ut_ctx *c)
 {
-	enum ibv_event_type t;
-	const void *el;
 	struct ibv_wc wc;
 
 	usleep(20000);
 	while (ibv_poll_cq(c->cq, 1, &wc) > 0)
 		;
+}
+
+void ut_settle(struct ut_ctx *c)
+{
+	enum ibv_event_type t;
+	const void *el;
+
+	ut_drain_cq(c);
 	while (next_event(c, 0, &t, &el) == 0)
 		;
 }
 
-void ut_summary(unsigned int passed, unsigned int failed, unsigned int checks)
+static void summary(unsigned int passed, unsigned int failed,
+		    unsigned int checks)
 {
 	/* Not "N passed, N failed" alone: that line is the test runner's. */
 	printf("sections: %u passed, %u failed; %u checks\n", passed, failed,
@@ -473,6 +480,6 @@ int ut_main(int argc, char **argv, const struct ut_test *tests, unsigned int n)
 		fflush(stdout);
 		ut_settle(&c);
 	}
-	ut_summary(passed, failures, total);
+	summary(passed, failures, total);
 	return failures ? 1 : 0;
 }

@@ -147,6 +147,8 @@ int ut_expect_event(struct ut_ctx *c, enum ibv_event_type type,
 int ut_wait_event(struct ut_ctx *c, enum ibv_event_type type);
 /* No async event (but port/GID events) for @ms milliseconds. */
 int ut_no_event(struct ut_ctx *c, int ms);
+/* Empties the CQ, after 20 ms for completions on their way. */
+void ut_drain_cq(struct ut_ctx *c);
 /* Empties the CQ and the async event queue. */
 void ut_settle(struct ut_ctx *c);
 
@@ -159,7 +161,5 @@ struct ut_test {
 	int (*fn)(struct ut_ctx *c);
 };
 int ut_main(int argc, char **argv, const struct ut_test *tests, unsigned int n);
-/* The line ut_main ends with: sections and the checks they made. */
-void ut_summary(unsigned int passed, unsigned int failed, unsigned int checks);
 
 #endif /* HCA_UTIL_H */
