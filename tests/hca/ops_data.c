@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * hca_ops sections of the data path: SEND (RC, UC, SRQ) of every size,
+ * RDMA WRITE (with immediate) and READ, atomics, inline and unsignaled
+ * WQEs, UD with its GRH and Q_Key; data verified byte for byte.
+ */
+#include <string.h>
+#include <arpa/inet.h>
+#include "hca_ops.h"
+
+/* RC/UC SEND of several sizes (multi-packet at MTU 1024), with and w/o SRQ. */
+static int send_sizes(struct ut_ctx *c, enum ibv_qp_type type, bool srq)
+{
+	static const uint32_t sizes[] = {0,    1,    63,    1024,
+					 1025, 4096, 65536, 300000};
+	struct pair p;
+	struct ibv_wc wc, rwc;
+	unsigned int i;
+
+	if (pair_create(c, &p, type, srq, 7))
+		return -1;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint32_t n = sizes[i];
+
+		ut_fill(c->buf + UT_SRC, n, i + 1);
+		memset(c->buf + UT_DST, 0xee, n + 16);
+		CHECK(!ut_post_recv(c, p.b, p.srq, UT_DST, UT_BUF_SIZE / 2,
+				    1000 + i),
+		      "post_recv");
+		CHECK(!ut_post_send(c, p.a,
+				    i & 1 ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
+				    UT_SRC, n, i, 0, 0),
+		      "post_send");
+		if (ut_poll_two(c, i, 1000 + i, &wc, &rwc))
+			return -1;
+		CHECK_WC(wc, IBV_WC_SUCCESS, IBV_WC_SEND, -1);
+		CHECK_WC(rwc, IBV_WC_SUCCESS, IBV_WC_RECV, n);
+		CHECK(!(i & 1) || ((rwc.wc_flags & IBV_WC_WITH_IMM) &&
+				   ntohl(rwc.imm_data) == UT_IMM),
+		      "immediate data");
+		CHECK(!memcmp(c->buf + UT_SRC, c->buf + UT_DST, n),
+		      "data size %u", n);
+		CHECK(c->buf[UT_DST + n] == 0xee, "overrun after %u", n);
+	}
+	pair_destroy(&p);
+	return 0;
+}
+
+int test_rc_send(struct ut_ctx *c)
+{
+	return send_sizes(c, IBV_QPT_RC, false);
+}
+int test_uc_send(struct ut_ctx *c)
+{
+	return send_sizes(c, IBV_QPT_UC, false);
+}
+int test_srq_send(struct ut_ctx *c)
+{
+	return send_sizes(c, IBV_QPT_RC, true);
+}
+
+/* RDMA WRITE, WRITE with immediate, READ; RC and (WRITE) UC. */
+static int rdma_ops(struct ut_ctx *c, enum ibv_qp_type type)
+{
+	struct pair p;
+	struct ibv_wc wc, rwc;
+	uint32_t n = 200000;
+
+	if (pair_create(c, &p, type, false, 7))
+		return -1;
+	ut_fill(c->buf + UT_SRC, n, 3);
+	memset(c->buf + UT_DST, 0, n);
+	CHECK(!ut_post_send(c, p.a, IBV_WR_RDMA_WRITE, UT_SRC, n, 1,
+			    (uintptr_t)c->buf + UT_DST, c->mr->rkey),
+	      "post");
+	CHECK(!ut_expect_op(c, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, -1, NULL),
+	      "w");
+	CHECK(!memcmp(c->buf + UT_SRC, c->buf + UT_DST, n), "write data");
+
+	ut_fill(c->buf + UT_SRC, n, 4);
+	CHECK(!ut_post_recv(c, p.b, NULL, UT_DST + n, 16, 77), "post_recv");
+	CHECK(!ut_post_send(c, p.a, IBV_WR_RDMA_WRITE_WITH_IMM, UT_SRC, n, 2,
+			    (uintptr_t)c->buf + UT_DST, c->mr->rkey),
+	      "post");
+	if (ut_poll_two(c, 2, 77, &wc, &rwc))
+		return -1;
+	CHECK_WC(wc, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, -1);
+	CHECK_WC(rwc, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM, n);
+	CHECK((rwc.wc_flags & IBV_WC_WITH_IMM) && ntohl(rwc.imm_data) == UT_IMM,
+	      "write immediate");
+	CHECK(!memcmp(c->buf + UT_SRC, c->buf + UT_DST, n), "write imm data");
+
+	if (type == IBV_QPT_RC) {
+		ut_fill(c->buf + UT_DST, n, 5);
+		memset(c->buf + UT_SRC, 0, n);
+		CHECK(!ut_post_send(c, p.a, IBV_WR_RDMA_READ, UT_SRC, n, 3,
+				    (uintptr_t)c->buf + UT_DST, c->mr->rkey),
+		      "post");
+		CHECK(!ut_expect_op(c, 3, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, n,
+				    NULL),
+		      "read");
+		CHECK(!memcmp(c->buf + UT_SRC, c->buf + UT_DST, n),
+		      "read data");
+	}
+	ut_drain_cq(c);
+	pair_destroy(&p);
+	return 0;
+}
+
+int test_rc_rdma(struct ut_ctx *c)
+{
+	return rdma_ops(c, IBV_QPT_RC);
+}
+int test_uc_rdma(struct ut_ctx *c)
+{
+	return rdma_ops(c, IBV_QPT_UC);
+}
+
+int test_atomics(struct ut_ctx *c)
+{
+	uint64_t *target = (uint64_t *)(c->buf + UT_DST),
+		 *res = (uint64_t *)c->buf;
+	struct ibv_sge sge = {(uintptr_t)res, 8, c->mr->lkey};
+	struct ibv_send_wr wr = {.sg_list = &sge,
+				 .num_sge = 1,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+	struct pair p;
+
+	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
+		return -1;
+	*target = 40;
+	wr.wr_id = 1;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = (uintptr_t)target;
+	wr.wr.atomic.rkey = c->mr->rkey;
+	wr.wr.atomic.compare_add = 2;
+	CHECK(!ibv_post_send(p.a, &wr, &bad), "post");
+	CHECK(!ut_expect_op(c, 1, IBV_WC_SUCCESS, IBV_WC_FETCH_ADD, -1, NULL),
+	      "fa");
+	CHECK(*res == 40 && *target == 42, "fetch_add %llu %llu",
+	      (unsigned long long)*res, (unsigned long long)*target);
+
+	wr.wr_id = 2;
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.compare_add = 42;
+	wr.wr.atomic.swap = 0x1122334455667788ull;
+	CHECK(!ibv_post_send(p.a, &wr, &bad), "post");
+	CHECK(!ut_expect_op(c, 2, IBV_WC_SUCCESS, IBV_WC_COMP_SWAP, -1, NULL),
+	      "cs");
+	CHECK(*res == 42 && *target == 0x1122334455667788ull, "cmp_swp hit");
+
+	wr.wr_id = 3; /* compare fails: no swap */
+	wr.wr.atomic.swap = 7;
+	CHECK(!ibv_post_send(p.a, &wr, &bad), "post");
+	CHECK(!ut_expect_op(c, 3, IBV_WC_SUCCESS, IBV_WC_COMP_SWAP, -1, NULL),
+	      "cs");
+	CHECK(*res == 0x1122334455667788ull && *target == 0x1122334455667788ull,
+	      "cmp_swp miss");
+
+	wr.wr_id = 4; /* misaligned: remote invalid request */
+	wr.wr.atomic.remote_addr = (uintptr_t)target + 4;
+	CHECK(!ibv_post_send(p.a, &wr, &bad), "post");
+	CHECK(!ut_expect_op(c, 4, IBV_WC_REM_INV_REQ_ERR, 0, -1, NULL),
+	      "misaligned");
+	ut_drain_cq(c);
+	pair_destroy(&p);
+	return 0;
+}
+
+/* Inline sends and unsignaled WQEs (only the signaled one completes). */
+int test_inline_unsignaled(struct ut_ctx *c)
+{
+	struct pair p;
+	int i;
+
+	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
+		return -1;
+	for (i = 0; i < 3; i++)
+		CHECK(!ut_post_recv(c, p.b, NULL, UT_DST + i * 64, 64, 100 + i),
+		      "r");
+	ut_fill(c->buf + UT_SRC, 64, 9);
+	CHECK(!ut_post(c, p.a,
+		       &(struct ut_send){.op = IBV_WR_SEND,
+					 .off = UT_SRC,
+					 .len = 50,
+					 .flags = IBV_SEND_INLINE,
+					 .wr_id = 1}),
+	      "post");
+	CHECK(!ut_post(c, p.a,
+		       &(struct ut_send){.op = IBV_WR_SEND,
+					 .off = UT_SRC,
+					 .len = 60,
+					 .flags = IBV_SEND_INLINE,
+					 .wr_id = 2}),
+	      "post");
+	/* The source changes after posting: inline data was copied. */
+	CHECK(!ut_post(c, p.a,
+		       &(struct ut_send){.op = IBV_WR_SEND,
+					 .off = UT_SRC,
+					 .len = 64,
+					 .flags = IBV_SEND_INLINE |
+						  IBV_SEND_SIGNALED,
+					 .wr_id = 3}),
+	      "post");
+	memset(c->buf + UT_SRC, 0, 64);
+	for (i = 0; i < 4; i++) {
+		struct ibv_wc wc;
+
+		CHECK(!ut_poll_one(c->cq, &wc), "completion %d", i);
+		CHECK(wc.status == IBV_WC_SUCCESS, "status %s",
+		      ibv_wc_status_str(wc.status));
+		CHECK(wc.wr_id == 3 || (wc.wr_id >= 100 && wc.wr_id < 103),
+		      "unexpected wr_id %llu", (unsigned long long)wc.wr_id);
+	}
+	ut_fill(c->buf + UT_SRC, 64, 9);
+	CHECK(!memcmp(c->buf + UT_DST, c->buf + UT_SRC, 50) &&
+		      !memcmp(c->buf + UT_DST + 64, c->buf + UT_SRC, 60) &&
+		      !memcmp(c->buf + UT_DST + 128, c->buf + UT_SRC, 64),
+	      "inline data");
+	CHECK(!ut_poll_none(c->cq, 50), "extra completion");
+	pair_destroy(&p);
+	return 0;
+}
+
+/* UD: GRH in front of the payload, source QP, Q_Key mismatch dropped. */
+int test_ud(struct ut_ctx *c)
+{
+	struct ibv_ah_attr aa = {.is_global = 1,
+				 .port_num = 1,
+				 .grh = {.dgid = c->gid,
+					 .sgid_index = c->gid_index,
+					 .hop_limit = 64}};
+	struct ibv_qp_attr qa = {.qkey = UT_QKEY + 1};
+	struct ibv_ah *ah;
+	struct ibv_wc swc, wc;
+	struct pair p;
+	uint32_t n = 512;
+
+	if (pair_create(c, &p, IBV_QPT_UD, false, 7))
+		return -1;
+	ah = ibv_create_ah(c->pd, &aa);
+	CHECK(ah, "create_ah: %s", strerror(errno));
+	ut_fill(c->buf + UT_SRC, n, 11);
+	memset(c->buf + UT_DST, 0, n + 40);
+	CHECK(!ut_post_recv(c, p.b, NULL, UT_DST, n + 40, 50), "post_recv");
+	CHECK(!ut_post(c, p.a,
+		       &(struct ut_send){.op = IBV_WR_SEND_WITH_IMM,
+					 .off = UT_SRC,
+					 .len = n,
+					 .flags = IBV_SEND_SIGNALED,
+					 .wr_id = 1,
+					 .ah = ah,
+					 .dqpn = p.b->qp_num}),
+	      "post");
+	if (ut_poll_two(c, 1, 50, &swc, &wc))
+		return -1;
+	CHECK_WC(swc, IBV_WC_SUCCESS, IBV_WC_SEND, -1);
+	CHECK_WC(wc, IBV_WC_SUCCESS, IBV_WC_RECV, n + 40);
+	CHECK(wc.wc_flags & IBV_WC_GRH, "no GRH flag");
+	CHECK(wc.src_qp == p.a->qp_num, "src_qp %u", wc.src_qp);
+	CHECK(!memcmp(c->buf + UT_DST + 40, c->buf + UT_SRC, n), "ud payload");
+	if (c->gid.raw[10] == 0xff && c->gid.raw[11] == 0xff) {
+		/* IPv4-mapped: IPv4 header at byte 20, addresses our own. */
+		CHECK(c->buf[UT_DST + 20] == 0x45, "IPv4 header %#x",
+		      c->buf[UT_DST + 20]);
+		CHECK(!memcmp(c->buf + UT_DST + 32, &c->gid.raw[12], 4) &&
+			      !memcmp(c->buf + UT_DST + 36, &c->gid.raw[12], 4),
+		      "IPv4 addresses");
+	}
+
+	/* Wrong Q_Key: silently dropped, the receive stays posted. */
+	CHECK(!ibv_modify_qp(p.b, &qa, IBV_QP_QKEY), "modify qkey");
+	CHECK(!ut_post_recv(c, p.b, NULL, UT_DST, n + 40, 51), "post_recv");
+	CHECK(!ut_post(c, p.a,
+		       &(struct ut_send){.op = IBV_WR_SEND,
+					 .off = UT_SRC,
+					 .len = n,
+					 .flags = IBV_SEND_SIGNALED,
+					 .wr_id = 2,
+					 .ah = ah,
+					 .dqpn = p.b->qp_num}),
+	      "post");
+	CHECK(!ut_expect_op(c, 2, IBV_WC_SUCCESS, IBV_WC_SEND, -1, NULL),
+	      "send");
+	CHECK(!ut_poll_none(c->cq, 50),
+	      "datagram with a wrong Q_Key delivered");
+	ibv_destroy_ah(ah);
+	pair_destroy(&p);
+	ut_drain_cq(c);
+	return 0;
+}
