@@ -184,16 +184,15 @@ int ut_post_recv(struct ut_ctx *c, struct ibv_qp *qp, struct ibv_srq *srq,
 int ut_post(struct ut_ctx *c, struct ibv_qp *qp, const struct ut_send *s)
 {
 	struct ibv_sge sge = {(uintptr_t)c->buf + s->off, s->len, c->mr->lkey};
-	struct ibv_send_wr wr =
-				   {
-					   .wr_id = s->wr_id,
-					   .sg_list = &sge,
-					   .num_sge = s->len ? 1 : 0,
-					   .opcode = s->op,
-					   .send_flags = s->flags,
-					   .imm_data = htonl(UT_IMM),
-				   },
-			   *bad;
+	struct ibv_send_wr wr = {
+		.wr_id = s->wr_id,
+		.sg_list = &sge,
+		.num_sge = s->len ? 1 : 0,
+		.opcode = s->op,
+		.send_flags = s->flags,
+		.imm_data = htonl(UT_IMM),
+	};
+	struct ibv_send_wr *bad;
 	int ret;
 
 	if (s->op == IBV_WR_ATOMIC_FETCH_AND_ADD ||

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * hca_util - small helpers shared by the mlx_hw test programs that need
- * connected QP pairs over loopback and their async events.  Every helper
- * returns 0 on success and -1 after printing why.
+ * connected QP pairs over loopback, their completions and async events,
+ * and the main loop that runs their sections.  Every helper returns 0 on
+ * success and -1 after printing why (ut_poll_one and ut_poll_none only
+ * return -1: their callers say why).
  */
 #ifndef HCA_UTIL_H
 #define HCA_UTIL_H
