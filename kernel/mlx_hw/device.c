@@ -349,6 +349,7 @@ const char *const mlx_hw_counter_names[] = {
 	[MLX_HW_CNT_RETRANSMITS] = "retry_err",
 	[MLX_HW_CNT_ERR_CQES] = "completer_error",
 	[MLX_HW_CNT_WAKEUPS] = "engine_wakeups",
+	[MLX_HW_CNT_INLINE_WAKES] = "engine_inline_wakes",
 };
 
 int mlx_hw_get_hw_counters(struct ibx_device *ibx, u32 port, u64 *values)

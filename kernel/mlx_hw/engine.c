@@ -8,6 +8,7 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
 #include <linux/moduleparam.h>
 #include "mlx_hw.h"
 
@@ -320,10 +321,22 @@ static int mlx_hw_engine_thread(void *arg)
 			cond_resched();
 			continue;
 		}
+		/*
+		 * Idle: spin for the next doorbell while the CPU is ours.  A
+		 * task waiting for this CPU ends the spin (as KVM's halt
+		 * polling does): the spin would only delay the processes that
+		 * ring our doorbells, and WAKE serves them in their own context
+		 * instead (see mlx_hw_engine_wake()).
+		 */
 		now = local_clock();
-		if (now - idle_since < (u64)READ_ONCE(spin_us) * NSEC_PER_USEC) {
+		if (!single_task_running()) {
+			WRITE_ONCE(dev->engine_contended, true);
+		} else if (now - idle_since <
+			   (u64)READ_ONCE(spin_us) * NSEC_PER_USEC) {
 			cond_resched();
 			continue;
+		} else {
+			WRITE_ONCE(dev->engine_contended, false);
 		}
 
 		mlx_hw_engine_set_flags(dev, MLX_HW_ENGINE_NEED_WAKEUP);
@@ -379,22 +392,43 @@ void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
 }
 
 /*
+ * How often a contended engine still wakes its thread, to learn whether a
+ * CPU has become free for it.
+ */
+#define MLX_HW_ENGINE_PROBE_NS	NSEC_PER_MSEC
+
+/*
  * MLX_HW_IOCTL_WAKE: the doorbells that were rung are served right here, in
  * the caller's context, so the first work request after an idle period does
  * not wait for the thread to win a CPU against the busy-polling processes
- * that rang.  The thread is woken as well, whatever is left: awake, it
- * clears NEED_WAKEUP and polls for spin_us, so that the posts of a busy
- * stream that follow find the engine awake and need no system call (the
- * SQPOLL contract of docs/prm.md section 2).
+ * that rang.  Then the thread is woken: awake, it clears NEED_WAKEUP and
+ * polls, so that the posts of a busy stream that follow need no system
+ * call (the SQPOLL contract of docs/prm.md section 2).
+ *
+ * Except when the thread last found its CPU wanted by another task and
+ * this call left no work behind: every CPU is busy (typically with the
+ * processes polling for our completions), a woken thread would preempt one
+ * of them, and the next doorbell is better served here again, as rxe
+ * serves every post.  Such a thread is still woken once per probe period,
+ * to notice when a CPU is free again.
  */
 void mlx_hw_engine_wake(struct mlx_hw_dev *dev)
 {
-	u64 next_timer = U64_MAX;
+	u64 next_timer = U64_MAX, now;
 	int pass;
 
 	for (pass = 0; pass < 4; pass++)
 		if (!mlx_hw_engine_pass(dev, &next_timer))
 			break;
+	if (READ_ONCE(dev->engine_contended) && pass < 4 &&
+	    next_timer == U64_MAX) {
+		now = local_clock();
+		if (now - READ_ONCE(dev->engine_probe) < MLX_HW_ENGINE_PROBE_NS) {
+			mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
+			return;
+		}
+		WRITE_ONCE(dev->engine_probe, now);
+	}
 	mlx_hw_engine_kick(dev);
 }
 

@@ -93,6 +93,7 @@ enum mlx_hw_counter {
 	MLX_HW_CNT_RETRANSMITS,
 	MLX_HW_CNT_ERR_CQES,
 	MLX_HW_CNT_WAKEUPS,
+	MLX_HW_CNT_INLINE_WAKES,
 	MLX_HW_NUM_COUNTERS
 };
 
@@ -137,6 +138,8 @@ struct mlx_hw_dev {
 	struct task_struct *engine;	/* the engine thread */
 	wait_queue_head_t engine_wq;	/* where it sleeps */
 	atomic_t kick;			/* set by WAKE / kernel events */
+	bool engine_contended;		/* its CPU was wanted when it idled */
+	u64 engine_probe;		/* local_clock() of the last probe */
 	unsigned long next_qpn_scan;	/* round-robin position */
 
 	/* Objects the engine walks or looks up; values hold obj refs. */

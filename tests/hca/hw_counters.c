@@ -17,12 +17,13 @@
 
 enum {
 	SENT_PKTS, SENT_BYTES, RCVD_PKTS, RCVD_BYTES, RNR_SENT, RNR_RCVD,
-	RETRY_ERR, ERR_CQES, WAKEUPS, NCNT
+	RETRY_ERR, ERR_CQES, WAKEUPS, INLINE_WAKES, NCNT
 };
 
 static const char *const names[NCNT] = {
 	"sent_pkts", "sent_bytes", "rcvd_pkts", "rcvd_bytes", "rnr_nak_sent",
 	"rcvd_rnr_err", "retry_err", "completer_error", "engine_wakeups",
+	"engine_inline_wakes",
 };
 
 struct snap {
@@ -76,7 +77,7 @@ static int pair(struct ut_ctx *c, struct ibv_qp **a, struct ibv_qp **b)
 static int test_traffic(struct ut_ctx *c)
 {
 	/* 3 + 5 request packets with payload; the READ request has none. */
-	const long long want[NCNT] = { 9, 8000, 9, 8000, 0, 0, 0, 0, -1 };
+	const long long want[NCNT] = { 9, 8000, 9, 8000, 0, 0, 0, 0, -1, -1 };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
 
@@ -105,7 +106,7 @@ static int test_traffic(struct ut_ctx *c)
 /* A SEND that is RNR NAKed until a receive is posted. */
 static int test_rnr(struct ut_ctx *c)
 {
-	const long long want[NCNT] = { -1, -1, -1, -1, -1, -1, 0, 0, -1 };
+	const long long want[NCNT] = { -1, -1, -1, -1, -1, -1, 0, 0, -1, -1 };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
 
@@ -139,7 +140,7 @@ static int test_rnr(struct ut_ctx *c)
  */
 static int test_retry(struct ut_ctx *c)
 {
-	const long long want[NCNT] = { 3, 30, 0, 0, 0, 0, 3, 1, -1 };
+	const long long want[NCNT] = { 3, 30, 0, 0, 0, 0, 3, 1, -1, -1 };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
 
@@ -158,7 +159,7 @@ static int test_retry(struct ut_ctx *c)
 /* Flushed receives are error CQEs too. */
 static int test_flush(struct ut_ctx *c)
 {
-	const long long want[NCNT] = { 0, 0, 0, 0, 0, 0, 0, 2, -1 };
+	const long long want[NCNT] = { 0, 0, 0, 0, 0, 0, 0, 2, -1, -1 };
 	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
@@ -178,7 +179,7 @@ static int test_flush(struct ut_ctx *c)
 /* An idle engine sleeps; the next doorbell wakes it. */
 static int test_wakeups(struct ut_ctx *c)
 {
-	const long long want[NCNT] = { 1, 10, 1, 10, 0, 0, 0, 0, -1 };
+	const long long want[NCNT] = { 1, 10, 1, 10, 0, 0, 0, 0, -1, -1 };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
 
