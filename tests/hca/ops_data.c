@@ -2,7 +2,8 @@
 /*
  * hca_ops sections of the data path: SEND (RC, UC, SRQ) of every size,
  * RDMA WRITE (with immediate) and READ, atomics, inline and unsignaled
- * WQEs, UD with its GRH and Q_Key; data verified byte for byte.
+ * WQEs, UD with its GRH and Q_Key, MRs at an iova other than their
+ * address; data verified byte for byte.
  */
 #include <string.h>
 #include <arpa/inet.h>
@@ -288,5 +289,79 @@ int test_ud(struct ut_ctx *c)
 	ibv_destroy_ah(ah);
 	pair_destroy(&p);
 	ut_drain_cq(c);
+	return 0;
+}
+
+/*
+ * MRs addressed by an I/O virtual address other than their user address
+ * (ibv_reg_mr_iova): one zero-based, one at a high iova of the same page
+ * offset.  Remote addresses and local SGEs are in the MR's iova space, and
+ * a range past the end of the MR is refused.
+ */
+int test_iova(struct ut_ctx *c)
+{
+	const unsigned int access = IBV_ACCESS_LOCAL_WRITE | UT_ACCESS_REMOTE;
+	const uint64_t iova = 0x7f0000000000ull + 100;
+	const uint32_t len = 65536, n = 10000;
+	uint8_t *zero_based = c->buf + UT_DST + len;	/* page aligned */
+	uint8_t *high = c->buf + UT_DST + 2 * len + 100;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { .wr_id = 3, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_send_wr *bad;
+	struct ibv_mr *mz, *mh;
+	struct ibv_wc wc, rwc;
+	struct pair p;
+
+	mz = ibv_reg_mr_iova(c->pd, zero_based, len, 0, access);
+	mh = ibv_reg_mr_iova(c->pd, high, len, iova, access);
+	CHECK(mz && mh, "reg_mr_iova: %s", strerror(errno));
+	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
+		return -1;
+
+	/* RDMA WRITE to offset 256 of the zero-based MR. */
+	ut_fill(c->buf + UT_SRC, n, 21);
+	memset(zero_based, 0, len);
+	CHECK(!ut_post_send(c, p.a, IBV_WR_RDMA_WRITE, UT_SRC, n, 1, 256,
+			    mz->rkey),
+	      "post write");
+	CHECK(!ut_expect_op(c, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, -1, NULL),
+	      "write to a zero-based MR");
+	CHECK(!memcmp(zero_based + 256, c->buf + UT_SRC, n) &&
+	      !zero_based[255] && !zero_based[256 + n],
+	      "zero-based write landed elsewhere");
+
+	/* RDMA READ from iova + 50 of the high MR. */
+	ut_fill(high + 50, n, 22);
+	memset(c->buf + UT_SRC, 0, n);
+	CHECK(!ut_post_send(c, p.a, IBV_WR_RDMA_READ, UT_SRC, n, 2, iova + 50,
+			    mh->rkey),
+	      "post read");
+	CHECK(!ut_expect_op(c, 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, n, NULL),
+	      "read from an iova MR");
+	CHECK(!memcmp(c->buf + UT_SRC, high + 50, n), "iova read data");
+
+	/* A local SGE in iova space: SEND 64 bytes from iova + 1000. */
+	sge = (struct ibv_sge){ .addr = iova + 1000, .length = 64,
+				.lkey = mh->lkey };
+	memset(c->buf + UT_DST, 0, 64);
+	CHECK(!ut_post_recv(c, p.b, NULL, UT_DST, 64, 4), "post_recv");
+	CHECK(!ibv_post_send(p.a, &wr, &bad), "post send");
+	if (ut_poll_two(c, 3, 4, &wc, &rwc))
+		return -1;
+	CHECK_WC(wc, IBV_WC_SUCCESS, IBV_WC_SEND, -1);
+	CHECK_WC(rwc, IBV_WC_SUCCESS, IBV_WC_RECV, 64);
+	CHECK(!memcmp(c->buf + UT_DST, high + 1000, 64), "iova SGE data");
+
+	/* 16 bytes at len - 8: past the end of the zero-based MR. */
+	CHECK(!ut_post_send(c, p.a, IBV_WR_RDMA_WRITE, UT_SRC, 16, 5, len - 8,
+			    mz->rkey),
+	      "post write");
+	CHECK(!ut_expect(c, 5, IBV_WC_REM_ACCESS_ERR, NULL),
+	      "write past the end of a zero-based MR");
+	ut_drain_cq(c);
+	pair_destroy(&p);
+	CHECK(!ibv_dereg_mr(mz) && !ibv_dereg_mr(mh), "dereg");
 	return 0;
 }
