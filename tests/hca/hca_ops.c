@@ -84,6 +84,7 @@ static const struct ut_test tests[] = {
 	{"errors", test_errors},
 	{"events", test_events},
 	{"mw", test_mw},
+	{"mw_dereg", test_mw_dereg},
 	{"cq_overrun", test_cq_overrun},
 	{"cq_resize", test_cq_resize},
 	{"srq_limit", test_srq_limit},

@@ -41,6 +41,7 @@ int test_cq_overrun(struct ut_ctx *c);
 int test_cq_resize(struct ut_ctx *c);
 /* ops_mw.c */
 int test_mw(struct ut_ctx *c);
+int test_mw_dereg(struct ut_ctx *c);
 /* ops_async.c */
 int test_srq_limit(struct ut_ctx *c);
 int test_sqd(struct ut_ctx *c);
