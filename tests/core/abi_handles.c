@@ -33,45 +33,6 @@ struct objs {
 	void *buf;		/* MR memory */
 };
 
-static int destroy_obj(struct ctx *c, enum obj_type type, uint32_t h)
-{
-	struct {
-		uint64_t response;	/* for the commands that have one */
-		uint32_t handle, reserved;
-	} req = { 0, h, 0 };
-	struct {
-		uint32_t handle;
-	} small = { h };
-	uint8_t resp[64];
-
-	switch (type) {
-	case PD:
-		return cmd(c->fd, IB_USER_VERBS_CMD_DEALLOC_PD, &small,
-			   sizeof(small), NULL, 0);
-	case CQ:
-		return destroy_cq(c, h, NULL);
-	case QP:
-		return destroy_qp(c, h, NULL);
-	case SRQ:
-		return cmd(c->fd, IB_USER_VERBS_CMD_DESTROY_SRQ, &req,
-			   sizeof(req), resp,
-			   sizeof(struct ib_uverbs_destroy_srq_resp));
-	case MR:
-		return dereg_mr(c, h);
-	case MW:
-		return cmd(c->fd, IB_USER_VERBS_CMD_DEALLOC_MW, &small,
-			   sizeof(small), NULL, 0);
-	case AH:
-		return cmd(c->fd, IB_USER_VERBS_CMD_DESTROY_AH, &small,
-			   sizeof(small), NULL, 0);
-	case XRCD:
-		return cmd(c->fd, IB_USER_VERBS_CMD_CLOSE_XRCD, &small,
-			   sizeof(small), NULL, 0);
-	default:
-		return -EINVAL;
-	}
-}
-
 /* A request for the command under test, and how to send it. */
 struct probe {
 	const char *name;
@@ -82,6 +43,8 @@ struct probe {
 	/* Created by the control, destroyed again (NTYPES: none). */
 	enum obj_type creates;
 };
+
+static int destroy_obj(struct objs *o, enum obj_type type, uint32_t h);
 
 static int send_probe(struct objs *o, const struct probe *p)
 {
@@ -97,7 +60,7 @@ static int send_probe(struct objs *o, const struct probe *p)
 			  p->resp_len ? resp : NULL, p->resp_len);
 	/* Every create response starts with the handle; the ex ones too. */
 	if (!ret && p->creates != NTYPES)
-		EXPECT(destroy_obj(&o->c, p->creates, *(uint32_t *)resp), 0);
+		EXPECT(destroy_obj(o, p->creates, *(uint32_t *)resp), 0);
 	return ret;
 }
 
@@ -352,12 +315,27 @@ static void probe_uses(struct objs *o)
 	}
 }
 
-/*
- * The destroying commands, without a control (the objects are needed):
- * the final teardown shows that none of these destroyed anything.
- */
-static void probe_destroys(struct objs *o)
-{
+/* The command that destroys each type of object. */
+static const struct {
+	const char *name;
+	uint32_t command;
+	size_t resp_len;	/* 0: no response, the request is the handle */
+} destroys[NTYPES] = {
+	[PD] = { "DEALLOC_PD", IB_USER_VERBS_CMD_DEALLOC_PD, 0 },
+	[CQ] = { "DESTROY_CQ", IB_USER_VERBS_CMD_DESTROY_CQ,
+		 sizeof(struct ib_uverbs_destroy_cq_resp) },
+	[QP] = { "DESTROY_QP", IB_USER_VERBS_CMD_DESTROY_QP,
+		 sizeof(struct ib_uverbs_destroy_qp_resp) },
+	[SRQ] = { "DESTROY_SRQ", IB_USER_VERBS_CMD_DESTROY_SRQ,
+		  sizeof(struct ib_uverbs_destroy_srq_resp) },
+	[MR] = { "DEREG_MR", IB_USER_VERBS_CMD_DEREG_MR, 0 },
+	[MW] = { "DEALLOC_MW", IB_USER_VERBS_CMD_DEALLOC_MW, 0 },
+	[AH] = { "DESTROY_AH", IB_USER_VERBS_CMD_DESTROY_AH, 0 },
+	[XRCD] = { "CLOSE_XRCD", IB_USER_VERBS_CMD_CLOSE_XRCD, 0 },
+};
+
+/* A destroy request: the handle, alone or after the response pointer. */
+union destroy_req {
 	struct {
 		uint32_t handle;
 	} small;
@@ -365,44 +343,54 @@ static void probe_destroys(struct objs *o)
 		uint64_t response;
 		uint32_t handle, reserved;
 	} big;
-	static const struct {
-		const char *name;
-		uint32_t command;
-		enum obj_type type;
-		size_t resp_len;	/* 0: the short request form */
-	} d[] = {
-		{ "DEALLOC_PD", IB_USER_VERBS_CMD_DEALLOC_PD, PD, 0 },
-		{ "DESTROY_AH", IB_USER_VERBS_CMD_DESTROY_AH, AH, 0 },
-		{ "DEREG_MR", IB_USER_VERBS_CMD_DEREG_MR, MR, 0 },
-		{ "DEALLOC_MW", IB_USER_VERBS_CMD_DEALLOC_MW, MW, 0 },
-		{ "CLOSE_XRCD", IB_USER_VERBS_CMD_CLOSE_XRCD, XRCD, 0 },
-		{ "DESTROY_CQ", IB_USER_VERBS_CMD_DESTROY_CQ, CQ,
-		  sizeof(struct ib_uverbs_destroy_cq_resp) },
-		{ "DESTROY_QP", IB_USER_VERBS_CMD_DESTROY_QP, QP,
-		  sizeof(struct ib_uverbs_destroy_qp_resp) },
-		{ "DESTROY_SRQ", IB_USER_VERBS_CMD_DESTROY_SRQ, SRQ,
-		  sizeof(struct ib_uverbs_destroy_srq_resp) },
-	};
-	struct probe p;
-	size_t i;
+};
 
-	for (i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
-		p = (struct probe){ .name = d[i].name,
-				    .command = d[i].command,
-				    .resp_len = d[i].resp_len,
-				    .creates = NTYPES };
-		if (d[i].resp_len) {
-			big = (typeof(big)){ 0, o->h[d[i].type], 0 };
-			p.req = &big;
-			p.len = sizeof(big);
-			bad_handle(o, &p, offsetof(typeof(big), handle),
-				   d[i].type, -ENOENT);
-		} else {
-			small.handle = o->h[d[i].type];
-			p.req = &small;
-			p.len = sizeof(small);
-			bad_handle(o, &p, 0, d[i].type, -ENOENT);
-		}
+/* The probe destroying @h of @type; @off receives where the handle is. */
+static struct probe destroy_probe(enum obj_type type, uint32_t h,
+				  union destroy_req *r, size_t *off)
+{
+	struct probe p = { .name = destroys[type].name,
+			   .command = destroys[type].command,
+			   .req = r,
+			   .resp_len = destroys[type].resp_len,
+			   .creates = NTYPES };
+
+	memset(r, 0, sizeof(*r));
+	if (p.resp_len) {
+		r->big.handle = h;
+		p.len = sizeof(r->big);
+		*off = offsetof(union destroy_req, big.handle);
+	} else {
+		r->small.handle = h;
+		p.len = sizeof(r->small);
+		*off = offsetof(union destroy_req, small.handle);
+	}
+	return p;
+}
+
+static int destroy_obj(struct objs *o, enum obj_type type, uint32_t h)
+{
+	union destroy_req r;
+	size_t off;
+	struct probe p = destroy_probe(type, h, &r, &off);
+
+	return send_probe(o, &p);
+}
+
+/*
+ * The destroying commands, without a control (the objects are needed):
+ * the final teardown shows that none of these destroyed anything.
+ */
+static void probe_destroys(struct objs *o)
+{
+	union destroy_req r;
+	struct probe p;
+	size_t off;
+	int t;
+
+	for (t = 0; t < NTYPES; t++) {
+		p = destroy_probe(t, o->h[t], &r, &off);
+		bad_handle(o, &p, off, t, -ENOENT);
 	}
 }
 
@@ -469,7 +457,7 @@ void test_handles(void)
 	/* Nothing was destroyed or left behind by a failed command. */
 	EXPECT(destroy_qp(&o.c, o.tgt, NULL), 0);
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		EXPECT(destroy_obj(&o.c, order[i], o.h[order[i]]), 0);
+		EXPECT(destroy_obj(&o, order[i], o.h[order[i]]), 0);
 	/* And the file is still good for new objects. */
 	EXPECT(alloc_pd(&o.c, &extra_pd), 0);
 	EXPECT(dealloc_pd(&o.c, extra_pd), 0);
