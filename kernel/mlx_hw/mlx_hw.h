@@ -546,6 +546,23 @@ bool mlx_hw_obj_get(struct mlx_hw_obj_ref *obj);
 void mlx_hw_obj_put(struct mlx_hw_obj_ref *obj);
 void mlx_hw_obj_drain(struct mlx_hw_obj_ref *obj);
 
+/*
+ * The object stored at @idx of @xa (a type with a struct mlx_hw_obj_ref
+ * named obj), with a reference taken under the xarray lock so that a
+ * concurrent destroy cannot free it in between; NULL if absent or dying.
+ */
+#define mlx_hw_xa_get(xa, idx, type)					\
+	({								\
+		type *__o;						\
+									\
+		xa_lock(xa);						\
+		__o = xa_load(xa, idx);					\
+		if (__o && !mlx_hw_obj_get(&__o->obj))			\
+			__o = NULL;					\
+		xa_unlock(xa);						\
+		__o;							\
+	})
+
 /* verbs.c */
 extern const struct ibx_device_ops mlx_hw_ops;
 struct mlx_hw_mr *mlx_hw_mr_get(struct mlx_hw_dev *dev, u32 key);

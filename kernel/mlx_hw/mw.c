@@ -123,14 +123,7 @@ bool mlx_hw_mr_has_windows(struct mlx_hw_dev *dev, u32 lkey)
 /* Looks up the MR or MW of a key index with an engine reference. */
 static struct mlx_hw_key *mlx_hw_key_get(struct mlx_hw_dev *dev, u32 key)
 {
-	struct mlx_hw_key *k;
-
-	xa_lock(&dev->mr_xa);
-	k = xa_load(&dev->mr_xa, key >> 8);
-	if (k && !mlx_hw_obj_get(&k->obj))
-		k = NULL;
-	xa_unlock(&dev->mr_xa);
-	return k;
+	return mlx_hw_xa_get(&dev->mr_xa, key >> 8, struct mlx_hw_key);
 }
 
 /*

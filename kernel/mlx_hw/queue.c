@@ -202,14 +202,7 @@ int mlx_hw_req_notify_cq(struct ibx_cq *ibcq, bool solicited_only)
 
 struct mlx_hw_qp *mlx_hw_qp_get(struct mlx_hw_dev *dev, u32 qpn)
 {
-	struct mlx_hw_qp *qp;
-
-	xa_lock(&dev->qp_xa);
-	qp = xa_load(&dev->qp_xa, qpn);
-	if (qp && !mlx_hw_obj_get(&qp->obj))
-		qp = NULL;
-	xa_unlock(&dev->qp_xa);
-	return qp;
+	return mlx_hw_xa_get(&dev->qp_xa, qpn, struct mlx_hw_qp);
 }
 
 /* Computes ring geometry from the requested caps (docs/prm.md 4.1, 5). */
@@ -607,14 +600,7 @@ err_region:
 /* The SRQ numbered @srqn, referenced, for XRC TGT responders. */
 struct mlx_hw_srq *mlx_hw_srq_get(struct mlx_hw_dev *dev, u32 srqn)
 {
-	struct mlx_hw_srq *srq;
-
-	xa_lock(&dev->srq_xa);
-	srq = xa_load(&dev->srq_xa, srqn);
-	if (srq && !mlx_hw_obj_get(&srq->obj))
-		srq = NULL;
-	xa_unlock(&dev->srq_xa);
-	return srq;
+	return mlx_hw_xa_get(&dev->srq_xa, srqn, struct mlx_hw_srq);
 }
 
 /* Mask bits of ibv_srq_attr_mask. */
