@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * data.c - validated scatter/gather lists over MRs and the copy engine that
- * moves bytes directly between pinned user pages (kmap_local_page), plus
- * the 8-byte atomics.
+ * data.c - validated scatter/gather lists over MRs, and the copies between
+ * them and packets: payload goes into an sk_buff either copied or, for
+ * packets that never leave the host, as page frags referencing the pinned
+ * user pages themselves (zero-copy); it comes out of an sk_buff straight
+ * into pinned user pages (kmap_local_page).  Plus the 8-byte atomics.
  */
 #include <linux/highmem.h>
 #include <linux/spinlock.h>
@@ -11,15 +13,6 @@
 
 /* Makes atomics of all mlx_hw devices atomic with respect to each other. */
 static DEFINE_SPINLOCK(mlx_hw_atomic_lock);
-
-/* Checks that [addr, addr + len) lies inside the MR. */
-bool mlx_hw_mr_covers(const struct mlx_hw_mr *mr, u64 addr, u64 len)
-{
-	u64 iova = mr->ibx.iova;
-
-	return addr >= iova && len <= mr->ibx.length &&
-	       addr - iova <= mr->ibx.length - len;
-}
 
 /*
  * Appends a local SGE: the lkey must name a valid MR of @pd that covers the
@@ -174,52 +167,139 @@ static u32 mlx_hw_cursor_avail(struct mlx_hw_cursor *c)
 	return sgl->seg[c->idx].len - c->off;
 }
 
+/* Moves a cursor forward by @len bytes. */
+void mlx_hw_cursor_skip(struct mlx_hw_cursor *c, u32 len)
+{
+	const struct mlx_hw_sgl *sgl = c->sgl;
+
+	if (sgl->kbuf) {
+		c->off += len;
+		return;
+	}
+	while (len && c->idx < sgl->num) {
+		u32 n = min(len, sgl->seg[c->idx].len - c->off);
+
+		c->off += n;
+		len -= n;
+		if (c->off == sgl->seg[c->idx].len) {
+			c->idx++;
+			c->off = 0;
+		}
+	}
+}
+
 /*
- * Copies @len bytes from @src to @dst (dst is always MR-backed) and
- * advances both.  -EMSGSIZE if either side runs out.
+ * Copies @len bytes of @skb, from @off, to @dst (MR-backed) and advances
+ * it.  -EMSGSIZE if @dst runs out, -EFAULT if the skb or a page is short.
  */
-int mlx_hw_copy(struct mlx_hw_cursor *dst, struct mlx_hw_cursor *src, u32 len)
+int mlx_hw_copy_from_skb(struct mlx_hw_cursor *dst, const struct sk_buff *skb,
+			 u32 off, u32 len)
 {
 	while (len) {
 		u32 davail = mlx_hw_cursor_avail(dst);
-		u32 savail = mlx_hw_cursor_avail(src);
-		unsigned int doff, soff = 0;
-		struct page *dpage, *spage = NULL;
+		unsigned int doff;
+		struct page *dpage;
 		u8 *dmap;
 		u32 n;
+		int err;
 
-		if (!davail || !savail || dst->sgl->kbuf)
+		if (!davail || dst->sgl->kbuf)
 			return -EMSGSIZE;
-		n = min3(len, davail, savail);
 		dpage = mlx_hw_seg_page(&dst->sgl->seg[dst->idx], dst->off,
 					&doff);
 		if (!dpage)
 			return -EFAULT;
-		n = min_t(u32, n, PAGE_SIZE - doff);
-		if (!src->sgl->kbuf) {
-			spage = mlx_hw_seg_page(&src->sgl->seg[src->idx],
-						src->off, &soff);
-			if (!spage)
-				return -EFAULT;
-			n = min_t(u32, n, PAGE_SIZE - soff);
-		}
-
+		n = min3(len, davail, (u32)(PAGE_SIZE - doff));
 		dmap = kmap_local_page(dpage);
-		if (spage) {
-			u8 *smap = kmap_local_page(spage);
-
-			memcpy(dmap + doff, smap + soff, n);
-			kunmap_local(smap);
-		} else {
-			memcpy(dmap + doff, src->sgl->kbuf + src->off, n);
-		}
+		err = skb_copy_bits(skb, off, dmap + doff, n);
 		kunmap_local(dmap);
-
+		if (err)
+			return -EFAULT;
 		dst->off += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Page-bounded pieces the next @len bytes of @c span (frags needed). */
+static unsigned int mlx_hw_cursor_pieces(const struct mlx_hw_cursor *c,
+					 u32 len)
+{
+	struct mlx_hw_cursor w = *c;
+	unsigned int pieces = 0, in_page;
+	u32 n;
+
+	while (len) {
+		u32 avail = mlx_hw_cursor_avail(&w);
+
+		if (!avail || !mlx_hw_seg_page(&w.sgl->seg[w.idx], w.off,
+					       &in_page))
+			return UINT_MAX;
+		n = min3(len, avail, (u32)(PAGE_SIZE - in_page));
+		w.off += n;
+		len -= n;
+		pieces++;
+	}
+	return pieces;
+}
+
+/*
+ * Whether the next @len bytes of @src can go into a packet as page frags:
+ * they come from MRs (not a kernel buffer that will be reused) and span no
+ * more pages than an skb has frags.
+ */
+bool mlx_hw_can_zcopy(const struct mlx_hw_cursor *src, u32 len)
+{
+	return !src->sgl->kbuf &&
+	       mlx_hw_cursor_pieces(src, len) <= MAX_SKB_FRAGS;
+}
+
+/*
+ * Appends @len bytes from @src to @skb and advances @src: with @zcopy as
+ * page frags holding page references (the caller checked
+ * mlx_hw_can_zcopy() and allocated no linear room for them), else copied
+ * into the linear tail.  -EMSGSIZE / -EFAULT if @src is short.
+ */
+int mlx_hw_skb_add_data(struct sk_buff *skb, struct mlx_hw_cursor *src,
+			u32 len, bool zcopy)
+{
+	while (len) {
+		u32 savail = mlx_hw_cursor_avail(src);
+		unsigned int soff;
+		struct page *spage;
+		u8 *smap;
+		u32 n;
+
+		if (!savail)
+			return -EMSGSIZE;
+		if (src->sgl->kbuf) {
+			n = min(len, savail);
+			skb_put_data(skb, src->sgl->kbuf + src->off, n);
+			src->off += n;
+			len -= n;
+			continue;
+		}
+		spage = mlx_hw_seg_page(&src->sgl->seg[src->idx], src->off,
+					&soff);
+		if (!spage)
+			return -EFAULT;
+		n = min3(len, savail, (u32)(PAGE_SIZE - soff));
+		if (zcopy) {
+			/* The packet keeps the page even past a dereg. */
+			get_page(spage);
+			skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags,
+					   spage, soff, n);
+			skb->len += n;
+			skb->data_len += n;
+			skb->truesize += n;
+		} else {
+			smap = kmap_local_page(spage);
+			skb_put_data(skb, smap + soff, n);
+			kunmap_local(smap);
+		}
 		src->off += n;
 		len -= n;
-		/* Large messages: let others run between pages. */
-		cond_resched();
 	}
 	return 0;
 }

@@ -66,7 +66,10 @@ void mlx_hw_dev_init_attr(struct mlx_hw_dev *dev)
 	a->max_qp_init_rd_atom = MLX_HW_MAX_RD_ATOM;
 	a->atomic_cap = 1;	/* IB_ATOMIC_HCA */
 	a->max_mw = MLX_HW_MAX_MR;
-	a->max_mcast_grp = 0;
+	a->max_mcast_grp = MLX_HW_MAX_MCAST_GRP;
+	a->max_mcast_qp_attach = MLX_HW_MAX_MCAST_ATTACH;
+	a->max_total_mcast_qp_attach = MLX_HW_MAX_MCAST_GRP *
+				       MLX_HW_MAX_MCAST_ATTACH;
 	a->max_ah = MLX_HW_MAX_QP;
 	a->max_srq = MLX_HW_MAX_SRQ;
 	a->max_srq_wr = MLX_HW_MAX_QP_WR;
@@ -344,13 +347,42 @@ const char *const mlx_hw_counter_names[] = {
 	[MLX_HW_CNT_TX_BYTES] = "sent_bytes",
 	[MLX_HW_CNT_RX_PACKETS] = "rcvd_pkts",
 	[MLX_HW_CNT_RX_BYTES] = "rcvd_bytes",
+	[MLX_HW_CNT_TX_REQUESTS] = "tx_requests",
+	[MLX_HW_CNT_TX_READ_RESPONSES] = "tx_read_responses",
+	[MLX_HW_CNT_TX_ACKS] = "tx_acks",
+	[MLX_HW_CNT_RX_REQUESTS] = "rx_requests",
+	[MLX_HW_CNT_RX_READ_RESPONSES] = "rx_read_responses",
+	[MLX_HW_CNT_RX_ACKS] = "rx_acks",
 	[MLX_HW_CNT_RNR_NAKS_SENT] = "rnr_nak_sent",
 	[MLX_HW_CNT_RNR_NAKS_RCVD] = "rcvd_rnr_err",
+	[MLX_HW_CNT_SEQ_NAKS_SENT] = "seq_nak_sent",
+	[MLX_HW_CNT_SEQ_NAKS_RCVD] = "rcvd_seq_err",
+	[MLX_HW_CNT_DUPLICATES] = "duplicate_request",
+	[MLX_HW_CNT_OUT_OF_SEQ] = "out_of_seq_request",
 	[MLX_HW_CNT_RETRANSMITS] = "retry_err",
+	[MLX_HW_CNT_ACK_TIMEOUTS] = "local_ack_timeout_err",
 	[MLX_HW_CNT_ERR_CQES] = "completer_error",
+	[MLX_HW_CNT_ICRC_ERR] = "rx_icrc_err",
+	[MLX_HW_CNT_DROP_TRUNCATED] = "rx_drop_truncated",
+	[MLX_HW_CNT_DROP_OPCODE] = "rx_drop_opcode",
+	[MLX_HW_CNT_DROP_VERSION] = "rx_drop_version",
+	[MLX_HW_CNT_DROP_PKEY] = "rx_drop_pkey",
+	[MLX_HW_CNT_DROP_QKEY] = "rx_drop_qkey",
+	[MLX_HW_CNT_DROP_QPN] = "rx_drop_qpn",
+	[MLX_HW_CNT_DROP_TRANSPORT] = "rx_drop_transport",
+	[MLX_HW_CNT_DROP_ADDR] = "rx_drop_addr",
+	[MLX_HW_CNT_DROP_STATE] = "rx_drop_state",
+	[MLX_HW_CNT_DROP_LENGTH] = "rx_drop_length",
+	[MLX_HW_CNT_DROP_QUEUE_FULL] = "rx_drop_queue_full",
+	[MLX_HW_CNT_TX_BACKOFF] = "tx_backoff",
+	[MLX_HW_CNT_TX_NO_ROUTE] = "tx_no_route",
+	[MLX_HW_CNT_LO_DROPPED] = "lo_dropped",
+	[MLX_HW_CNT_LO_DUPLICATED] = "lo_duplicated",
+	[MLX_HW_CNT_LO_REORDERED] = "lo_reordered",
 	[MLX_HW_CNT_WAKEUPS] = "engine_wakeups",
 	[MLX_HW_CNT_INLINE_WAKES] = "engine_inline_wakes",
 };
+static_assert(ARRAY_SIZE(mlx_hw_counter_names) == MLX_HW_NUM_COUNTERS);
 
 int mlx_hw_get_hw_counters(struct ibx_device *ibx, u32 port, u64 *values)
 {

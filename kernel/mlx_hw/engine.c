@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * engine.c - the "hardware": one kernel thread per device that scans the
- * doorbell records of its queues, runs requesters, flushes QPs in error,
- * processes CQ arm requests and writes CQEs.  The sleep/wake protocol is
- * the NEED_WAKEUP handshake of docs/prm.md section 2.
+ * engine.c - when the "hardware" runs: one kernel thread per device, and
+ * the callers of MLX_HW_IOCTL_WAKE, make passes.  A pass finds the QPs
+ * whose doorbells were rung and the CQs that were armed, takes the packets
+ * the wire queued (recv.c), and runs each QP on the run list: completer
+ * and requester, then responder, or the flush of a QP in ERR.  QPs join the
+ * run list when a doorbell is found, a packet arrives for them, their
+ * timer fires or their state changes.  The sleep/wake protocol is the
+ * NEED_WAKEUP handshake of docs/prm.md section 2.
  */
 #include <linux/kthread.h>
 #include <linux/sched.h>
@@ -16,214 +20,83 @@ static unsigned int spin_us = 50;
 module_param(spin_us, uint, 0644);
 MODULE_PARM_DESC(spin_us, "engine idle spin before sleeping (microseconds)");
 
-/* ---------------- CQ ---------------- */
-
-/* Processes a new arm word, if any; cq->lock held.  True: fire now. */
-static bool mlx_hw_cq_arm_locked(struct mlx_hw_cq *cq)
-{
-	u32 arm = le32_to_cpu(READ_ONCE(cq->db->arm));
-	u32 sn = arm >> MLX_HW_CQ_ARM_SN_SHIFT;
-	u8 cmd = arm & (MLX_HW_CQ_ARM_NEXT | MLX_HW_CQ_ARM_SOLICITED);
-
-	if (sn == cq->arm_sn)
-		return false;
-	cq->arm_sn = sn;
-	if (!cmd)
-		return false;
-	cq->armed = cmd;
-	/* CQEs the consumer has not polled yet: report them at once. */
-	if (cq->pi != le32_to_cpu(READ_ONCE(cq->db->ci))) {
-		cq->armed = 0;
-		return true;
-	}
-	return false;
-}
-
-void mlx_hw_cq_check_arm(struct mlx_hw_cq *cq)
-{
-	bool fire;
-
-	spin_lock_bh(&cq->lock);
-	fire = mlx_hw_cq_arm_locked(cq);
-	spin_unlock_bh(&cq->lock);
-	if (fire)
-		ibx_cq_completion(&cq->ibx);
-}
+/* Kick reasons: work to do, or a contended thread's probe for a free CPU. */
+#define MLX_HW_KICK_WORK	1
+#define MLX_HW_KICK_PROBE	2
 
 /*
- * Writes one CQE (all fields but owner taken from @in).  Returns
- * -EOVERFLOW if the CQ is (or just became) in error.
+ * Records why the thread should look and wakes it if it sleeps; an awake
+ * thread sees @why at its next look without a trip through the wait queue
+ * lock.  wq_has_sleeper()'s barrier orders the @why store before the
+ * sleeper check, pairing with the one in prepare_to_wait().
  */
-int mlx_hw_cq_post(struct mlx_hw_cq *cq, const struct mlx_hw_cqe *in,
-		   bool solicited)
+static void mlx_hw_engine_wake_thread(struct mlx_hw_dev *dev, int why)
 {
-	struct mlx_hw_cqe *slot;
-	bool fire, overrun = false;
-	u32 ci;
-
-	spin_lock_bh(&cq->lock);
-	if (cq->error) {
-		spin_unlock_bh(&cq->lock);
-		return -EOVERFLOW;
-	}
-	ci = le32_to_cpu(READ_ONCE(cq->db->ci));
-	if (cq->pi - ci >= cq->entries) {
-		cq->error = true;
-		overrun = true;
-		spin_unlock_bh(&cq->lock);
-		ibx_cq_event(&cq->ibx, IBX_EVENT_CQ_ERR);
-		return -EOVERFLOW;
-	}
-	slot = &cq->ring[cq->pi & (cq->entries - 1)];
-	memcpy(slot, in, offsetof(struct mlx_hw_cqe, owner));
-	/* The CQE body must be visible before the owner byte validates it. */
-	smp_wmb();
-	WRITE_ONCE(slot->owner, 1 ^ ((cq->pi >> cq->log_entries) & 1));
-	cq->pi++;
-	WRITE_ONCE(cq->db->pi, cpu_to_le32(cq->pi));
-	/*
-	 * The CQE store must precede the arm word load: if the consumer's
-	 * new arm is missed here, the scan sees it later with pi != ci.
-	 */
-	smp_mb();
-	fire = mlx_hw_cq_arm_locked(cq);
-	if (!fire && cq->armed &&
-	    (cq->armed == MLX_HW_CQ_ARM_NEXT || solicited || in->status)) {
-		cq->armed = 0;
-		fire = true;
-	}
-	spin_unlock_bh(&cq->lock);
-	if (fire)
-		ibx_cq_completion(&cq->ibx);
-	return overrun ? -EOVERFLOW : 0;
+	atomic_or(why, &dev->kick);
+	if (wq_has_sleeper(&dev->engine_wq))
+		wake_up(&dev->engine_wq);
 }
 
-/* ---------------- flushing QPs in error ---------------- */
+/* Services per pass, so that new doorbells are looked at in between. */
+#define MLX_HW_RUN_BUDGET	256
 
-static u8 mlx_hw_wc_opcode(u8 wqe_opcode)
-{
-	switch (wqe_opcode) {
-	case MLX_HW_OP_RDMA_WRITE:
-	case MLX_HW_OP_RDMA_WRITE_IMM:
-		return 1;	/* IBV_WC_RDMA_WRITE */
-	case MLX_HW_OP_RDMA_READ:
-		return 2;	/* IBV_WC_RDMA_READ */
-	case MLX_HW_OP_ATOMIC_CS:
-		return 3;	/* IBV_WC_COMP_SWAP */
-	case MLX_HW_OP_ATOMIC_FA:
-		return 4;	/* IBV_WC_FETCH_ADD */
-	case MLX_HW_OP_BIND_MW:
-		return 5;	/* IBV_WC_BIND_MW */
-	case MLX_HW_OP_LOCAL_INV:
-		return 6;	/* IBV_WC_LOCAL_INV */
-	default:
-		return 0;	/* IBV_WC_SEND */
-	}
-}
+/* ---------------- the run list ---------------- */
 
 /*
- * Frees the SQ slot at sq_ci.  The index is published before the WQE's
- * CQE, so a consumer that polled a completion may reuse that slot and all
- * earlier ones, as applications that count completions expect.  Release:
- * the slot's reads are done before the provider may rewrite it.
+ * Puts @qp on its device's run list (with a reference) so that a pass runs
+ * it; from any context.  A QP being run is not queued again but marked to
+ * run once more when that run ends, so no two contexts ever run one QP at
+ * a time.  A pass under way drains the list before it ends, so only when
+ * none is does the thread need a kick.
  */
-void mlx_hw_sq_free_slot(struct mlx_hw_qp *qp)
+void mlx_hw_qp_schedule(struct mlx_hw_qp *qp)
 {
-	qp->sq_ci++;
-	smp_store_release(&qp->db->sq_ci, cpu_to_le32(qp->sq_ci));
+	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
+	bool kick = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->run_lock, flags);
+	if (qp->running) {
+		qp->rerun = true;
+	} else if (list_empty(&qp->run_node) && mlx_hw_obj_get(&qp->obj)) {
+		list_add_tail(&qp->run_node, &dev->run_list);
+		kick = !dev->runners;
+	}
+	spin_unlock_irqrestore(&dev->run_lock, flags);
+	if (kick)
+		mlx_hw_engine_kick(dev);
 }
 
-/* Writes a send CQE for @wqe; used by the requester and the flush. */
-int mlx_hw_send_cqe(struct mlx_hw_qp *qp, const struct mlx_hw_send_wqe *wqe,
-		    u8 status, u32 byte_len)
+/* Runs one QP: what its state asks of each side. */
+static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 {
-	struct mlx_hw_cqe cqe = {};
-	int err;
+	int state;
 
-	cqe.wr_id = cpu_to_le64(wqe->wr_id);
-	cqe.status = status;
-	cqe.opcode = mlx_hw_wc_opcode(wqe->opcode);
-	cqe.qp_num = cpu_to_le32(qp->ibx.qp_num);
-	cqe.byte_len = cpu_to_le32(byte_len);
-	if (status)
-		mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_ERR_CQES, 1);
-	err = mlx_hw_cq_post(to_mcq(qp->ibx.send_cq), &cqe, false);
-	if (err && READ_ONCE(qp->state) != IBX_QPS_ERR) {
-		mlx_hw_qp_to_err(qp);
-		ibx_qp_event(&qp->ibx, IBX_EVENT_QP_FATAL);
-	}
-	return err;
-}
-
-/* Validates a user producer index against the private consumer index. */
-static bool mlx_hw_db_ok(struct mlx_hw_qp *qp, u32 pi, u32 ci, u32 cnt)
-{
-	if (pi - ci <= cnt)
-		return true;
-	if (!qp->db_corrupt) {
-		qp->db_corrupt = true;
-		mlx_hw_qp_to_err(qp);
-		ibx_qp_event(&qp->ibx, IBX_EVENT_QP_FATAL);
-	}
-	return false;
-}
-
-/* Flushes outstanding SQ WQEs of a QP in ERR; sq_lock held. */
-static bool mlx_hw_flush_sq(struct mlx_hw_qp *qp)
-{
-	struct mlx_hw_send_wqe *wqe = &qp->req.wqe;
-	unsigned int budget = MLX_HW_WQE_BUDGET * 4;
-	struct mlx_hw_wqe_ctrl ctrl;
-	bool did = false;
-	u32 pi;
-
-	if (qp->req.have_wqe) {
-		mlx_hw_sq_free_slot(qp);
-		mlx_hw_send_cqe(qp, wqe, MLX_HW_WC_WR_FLUSH_ERR, 0);
-		mlx_hw_req_release(qp);
-		did = true;
-	}
-	pi = le32_to_cpu(READ_ONCE(qp->db->sq_pi));
-	if (qp->db_corrupt || !mlx_hw_db_ok(qp, pi, qp->sq_ci, qp->sq_wqe_cnt))
-		return did;
-	/* The index is read before the WQEs it publishes. */
-	smp_rmb();
-	while (qp->sq_ci != pi && budget--) {
-		memcpy(&ctrl, qp->sq + (qp->sq_ci & (qp->sq_wqe_cnt - 1)) *
-			      qp->sq_stride, sizeof(ctrl));
-		wqe->wr_id = le64_to_cpu(ctrl.wr_id);
-		wqe->opcode = ctrl.opcode;
-		mlx_hw_sq_free_slot(qp);
-		mlx_hw_send_cqe(qp, wqe, MLX_HW_WC_WR_FLUSH_ERR, 0);
-		did = true;
-	}
-	return did;
-}
-
-/* ---------------- the engine thread ---------------- */
-
-/* Runs one QP: requester, or flush in ERR.  True if it did anything. */
-static bool mlx_hw_service_qp(struct mlx_hw_qp *qp, u64 *next_timer)
-{
-	bool did = false;
-
-	mutex_lock(&qp->sq_lock);
-	switch (READ_ONCE(qp->state)) {
-	case IBX_QPS_RTS:
-		did = mlx_hw_requester(qp, next_timer);
-		break;
-	case IBX_QPS_SQD:
-		did = mlx_hw_requester(qp, next_timer);
-		if (!qp->req.have_wqe && qp->sqd_notify) {
+	mutex_lock(&qp->send_lock);
+	state = READ_ONCE(qp->state);
+	if (state == IBX_QPS_RTS || state == IBX_QPS_SQD) {
+		mlx_hw_completer(qp);
+		mlx_hw_requester(qp);
+		/* IBA 11.6.3: drained once nothing started is outstanding. */
+		if (READ_ONCE(qp->state) == IBX_QPS_SQD && qp->sqd_notify &&
+		    qp->sq_ci == qp->req.fetch_idx) {
 			qp->sqd_notify = false;
 			ibx_qp_event(&qp->ibx, IBX_EVENT_SQ_DRAINED);
-			did = true;
 		}
-		break;
-	case IBX_QPS_ERR:
-		did = mlx_hw_flush_sq(qp);
-		mutex_lock(&qp->rq_lock);
-		did |= mlx_hw_recv_flush(qp) > 0;
+	} else if (state == IBX_QPS_ERR) {
+		mlx_hw_sq_flush(qp);
+	} else {
+		skb_queue_purge(&qp->comp_pkts);
+	}
+	mutex_unlock(&qp->send_lock);
+
+	mutex_lock(&qp->recv_lock);
+	state = READ_ONCE(qp->state);
+	if (state == IBX_QPS_RTR || state == IBX_QPS_RTS ||
+	    state == IBX_QPS_SQD) {
+		mlx_hw_responder(qp);
+	} else if (state == IBX_QPS_ERR) {
+		mlx_hw_resp_flush(qp);
 		/*
 		 * IBA 11.6.3: a QP of an SRQ in ERR takes no more WQEs from
 		 * it once the one it held is flushed: Last WQE Reached.  An
@@ -234,89 +107,194 @@ static bool mlx_hw_service_qp(struct mlx_hw_qp *qp, u64 *next_timer)
 		    !qp->last_wqe_reached) {
 			qp->last_wqe_reached = true;
 			ibx_qp_event(&qp->ibx, IBX_EVENT_QP_LAST_WQE_REACHED);
-			did = true;
 		}
-		mutex_unlock(&qp->rq_lock);
-		break;
-	default:
-		break;
+	} else {
+		skb_queue_purge(&qp->resp_pkts);
 	}
-	mutex_unlock(&qp->sq_lock);
-	return did;
+	mutex_unlock(&qp->recv_lock);
 }
 
-/* One pass over all queues of the device; true if work was found. */
-static bool mlx_hw_engine_pass(struct mlx_hw_dev *dev, u64 *next_timer)
+/*
+ * Runs the QPs of the run list (and a packet loopback held back) until
+ * none is left or the budget is spent; ends the pass begun by
+ * mlx_hw_engine_pass().  True if it ran any.
+ */
+static bool mlx_hw_run(struct mlx_hw_dev *dev)
 {
-	unsigned long start = READ_ONCE(dev->next_qpn_scan), idx;
+	unsigned int budget = MLX_HW_RUN_BUDGET;
 	struct mlx_hw_qp *qp;
-	struct mlx_hw_cq *cq;
-	bool did = false, wrapped = false;
-	u32 old_sn;
+	bool did = false;
 
-	/* Round robin: each pass starts one QP further. */
-	idx = start;
 	for (;;) {
-		xa_lock(&dev->qp_xa);
-		qp = xa_find(&dev->qp_xa, &idx, ULONG_MAX, XA_PRESENT);
-		if (qp && !mlx_hw_obj_get(&qp->obj))
-			qp = NULL;
-		xa_unlock(&dev->qp_xa);
+		spin_lock_irq(&dev->run_lock);
+		qp = budget ? list_first_entry_or_null(&dev->run_list,
+						       struct mlx_hw_qp,
+						       run_node) : NULL;
+		if (qp) {
+			list_del_init(&qp->run_node);
+			qp->running = true;
+		} else if (!budget || !READ_ONCE(dev->lo_held)) {
+			dev->runners--;
+			spin_unlock_irq(&dev->run_lock);
+			return did;
+		}
+		spin_unlock_irq(&dev->run_lock);
 		if (!qp) {
-			if (wrapped || !start)
-				break;
-			wrapped = true;
-			idx = 0;
+			mlx_hw_loopback_flush(dev);
 			continue;
 		}
-		if (wrapped && idx >= start) {
-			mlx_hw_qp_put(qp);
-			break;
+		mlx_hw_service_qp(qp);
+		/* Scheduled while it ran: back on the list, the ref with it. */
+		spin_lock_irq(&dev->run_lock);
+		qp->running = false;
+		if (qp->rerun) {
+			qp->rerun = false;
+			list_add_tail(&qp->run_node, &dev->run_list);
+			qp = NULL;
 		}
-		did |= mlx_hw_service_qp(qp, next_timer);
-		mlx_hw_qp_put(qp);
-		idx++;
+		spin_unlock_irq(&dev->run_lock);
+		if (qp)
+			mlx_hw_qp_put(qp);
+		budget--;
+		did = true;
 		cond_resched();
 	}
-	/* Racy between the thread and WAKE callers, which is harmless. */
-	idx = start + 1;
-	if (!xa_find(&dev->qp_xa, &idx, ULONG_MAX, XA_PRESENT))
-		idx = 0;
-	WRITE_ONCE(dev->next_qpn_scan, idx);
+}
 
-	idx = 0;
-	for (;;) {
+/* ---------------- doorbells ---------------- */
+
+/*
+ * Whether a QP has doorbell work: new WQEs for a requester that waits for
+ * them, or anything left to flush in ERR.  Lockless hints; the service
+ * decides under the locks.
+ */
+static bool mlx_hw_qp_db_pending(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_qp_db *db = qp->db;
+	bool corrupt = READ_ONCE(qp->db_corrupt);
+
+	if (!qp->sq)
+		return false;	/* XRC TGT: no queues */
+	switch (READ_ONCE(qp->state)) {
+	case IBX_QPS_RTS:
+		return READ_ONCE(qp->req.wait_db) && !corrupt &&
+		       le32_to_cpu(READ_ONCE(db->sq_pi)) !=
+		       READ_ONCE(qp->req.fetch_idx);
+	case IBX_QPS_ERR:
+		if (READ_ONCE(qp->sq_ci) != READ_ONCE(qp->req.fetch_idx) ||
+		    (qp->ibx.srq && !READ_ONCE(qp->last_wqe_reached)))
+			return true;
+		return !corrupt &&
+		       (le32_to_cpu(READ_ONCE(db->sq_pi)) != READ_ONCE(qp->sq_ci) ||
+			(qp->rq && le32_to_cpu(READ_ONCE(db->rq_pi)) !=
+				   READ_ONCE(qp->rq_ci)));
+	default:
+		return false;
+	}
+}
+
+/*
+ * Looks at every QP's doorbell record and every CQ's arm word.  The cost
+ * grows with the number of objects (the performance issue replaces it
+ * with doorbell-driven scheduling).  True if it found work.
+ */
+static bool mlx_hw_scan(struct mlx_hw_dev *dev)
+{
+	unsigned long idx;
+	struct mlx_hw_qp *qp;
+	struct mlx_hw_cq *cq;
+	bool did = false, got;
+	u32 old_sn;
+
+	for (idx = 0;; idx++) {
+		/* A reference, taken under the lock: destroy may be racing. */
+		xa_lock(&dev->qp_xa);
+		qp = xa_find(&dev->qp_xa, &idx, ULONG_MAX, XA_PRESENT);
+		got = qp && mlx_hw_obj_get(&qp->obj);
+		xa_unlock(&dev->qp_xa);
+		if (!qp)
+			break;
+		if (!got)
+			continue;	/* being destroyed */
+		if (mlx_hw_qp_db_pending(qp)) {
+			mlx_hw_qp_schedule(qp);
+			did = true;
+		}
+		mlx_hw_qp_put(qp);
+	}
+
+	for (idx = 0;; idx++) {
 		xa_lock(&dev->cq_xa);
 		cq = xa_find(&dev->cq_xa, &idx, ULONG_MAX, XA_PRESENT);
-		if (cq && !mlx_hw_obj_get(&cq->obj))
-			cq = NULL;
+		got = cq && mlx_hw_obj_get(&cq->obj);
 		xa_unlock(&dev->cq_xa);
 		if (!cq)
 			break;
+		if (!got)
+			continue;
 		old_sn = READ_ONCE(cq->arm_sn);
 		mlx_hw_cq_check_arm(cq);
 		did |= READ_ONCE(cq->arm_sn) != old_sn;
 		mlx_hw_obj_put(&cq->obj);
-		idx++;
 	}
 	return did;
 }
+
+/* One pass (see the top of the file); true if it found any work. */
+static bool mlx_hw_engine_pass(struct mlx_hw_dev *dev)
+{
+	bool did;
+
+	spin_lock_irq(&dev->run_lock);
+	dev->runners++;
+	spin_unlock_irq(&dev->run_lock);
+	did = mlx_hw_scan(dev);
+	did |= mlx_hw_rx_dispatch(dev);
+	did |= mlx_hw_run(dev);
+	return did;
+}
+
+/* Work is waiting for the next pass. */
+static bool mlx_hw_engine_busy(struct mlx_hw_dev *dev)
+{
+	return !list_empty_careful(&dev->run_list) ||
+	       !skb_queue_empty_lockless(&dev->rx_queue);
+}
+
+/* ---------------- the thread ---------------- */
 
 static void mlx_hw_engine_set_flags(struct mlx_hw_dev *dev, u32 flags)
 {
 	WRITE_ONCE(dev->engine_page->flags, cpu_to_le32(flags));
 }
 
+/*
+ * Sleeps until kicked for work, or probed while a CPU is free for it: a
+ * probe that finds the CPU still wanted by another task goes back to sleep
+ * without touching a QP, so that the thread never holds a QP while it
+ * waits for a CPU the pollers keep busy.
+ */
+static void mlx_hw_engine_sleep(struct mlx_hw_dev *dev)
+{
+	for (;;) {
+		wait_event_interruptible(dev->engine_wq,
+					 atomic_read(&dev->kick) ||
+					 kthread_should_stop());
+		if (atomic_read(&dev->kick) != MLX_HW_KICK_PROBE ||
+		    single_task_running() || kthread_should_stop())
+			return;
+		atomic_andnot(MLX_HW_KICK_PROBE, &dev->kick);
+	}
+}
+
 static int mlx_hw_engine_thread(void *arg)
 {
 	struct mlx_hw_dev *dev = arg;
-	u64 idle_since = local_clock(), now, next_timer;
-	long timeout;
+	u64 idle_since = local_clock(), now;
 
 	while (!kthread_should_stop()) {
 		atomic_set(&dev->kick, 0);
-		next_timer = U64_MAX;
-		if (mlx_hw_engine_pass(dev, &next_timer)) {
+		if (mlx_hw_engine_pass(dev)) {
 			idle_since = local_clock();
 			cond_resched();
 			continue;
@@ -346,23 +324,16 @@ static int mlx_hw_engine_thread(void *arg)
 		 * doorbell store and its flags load).
 		 */
 		smp_mb();
-		next_timer = U64_MAX;
-		if (mlx_hw_engine_pass(dev, &next_timer)) {
+		/*
+		 * Only a look, not a pass: the flag must not stay set while
+		 * QPs run, or every doorbell meanwhile costs a system call.
+		 */
+		if (mlx_hw_scan(dev) || mlx_hw_engine_busy(dev)) {
 			mlx_hw_engine_set_flags(dev, 0);
 			idle_since = local_clock();
 			continue;
 		}
-		if (next_timer == U64_MAX) {
-			timeout = MAX_SCHEDULE_TIMEOUT;
-		} else {
-			now = local_clock();
-			timeout = next_timer > now ?
-				  nsecs_to_jiffies(next_timer - now) + 1 : 1;
-		}
-		wait_event_interruptible_timeout(dev->engine_wq,
-						 atomic_read(&dev->kick) ||
-						 kthread_should_stop(),
-						 timeout);
+		mlx_hw_engine_sleep(dev);
 		mlx_hw_engine_set_flags(dev, 0);
 		le64_add_cpu(&dev->engine_page->wakeups, 1);
 		mlx_hw_count(dev, MLX_HW_CNT_WAKEUPS, 1);
@@ -409,31 +380,33 @@ void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
  * this call left no work behind: every CPU is busy (typically with the
  * processes polling for our completions), a woken thread would preempt one
  * of them, and the next doorbell is better served here again, as rxe
- * serves every post.  Such a thread is still woken once per probe period,
- * to notice when a CPU is free again.
+ * serves every post.  Such a thread is still probed once per probe period:
+ * it looks whether a CPU is free again and, if not, sleeps on without
+ * running anything.  Timers (ACK timeout, RNR) kick the thread themselves
+ * when they fire.
  */
 void mlx_hw_engine_wake(struct mlx_hw_dev *dev)
 {
-	u64 next_timer = U64_MAX, now;
+	u64 now;
 	int pass;
 
 	for (pass = 0; pass < 4; pass++)
-		if (!mlx_hw_engine_pass(dev, &next_timer))
+		if (!mlx_hw_engine_pass(dev))
 			break;
-	if (READ_ONCE(dev->engine_contended) && pass < 4 &&
-	    next_timer == U64_MAX) {
+	if (READ_ONCE(dev->engine_contended) && !mlx_hw_engine_busy(dev)) {
 		now = local_clock();
 		if (now - READ_ONCE(dev->engine_probe) < MLX_HW_ENGINE_PROBE_NS) {
 			mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
 			return;
 		}
 		WRITE_ONCE(dev->engine_probe, now);
+		mlx_hw_engine_wake_thread(dev, MLX_HW_KICK_PROBE);
+		return;
 	}
 	mlx_hw_engine_kick(dev);
 }
 
 void mlx_hw_engine_kick(struct mlx_hw_dev *dev)
 {
-	atomic_set(&dev->kick, 1);
-	wake_up(&dev->engine_wq);
+	mlx_hw_engine_wake_thread(dev, MLX_HW_KICK_WORK);
 }

@@ -20,9 +20,14 @@ MODULE_AUTHOR("ibx project");
 MODULE_DESCRIPTION("mlx_hw: HCA driver for a ConnectX-style device model");
 MODULE_LICENSE("Dual BSD/GPL");
 
-LIST_HEAD(mlx_hw_devices);
-DEFINE_SPINLOCK(mlx_hw_devices_lock);	/* list walks from the engine */
-static DEFINE_MUTEX(mlx_hw_bind_mutex);	/* serializes add/remove */
+LIST_HEAD(mlx_hw_devices);		/* RCU readers: loopback, wire rx */
+DEFINE_SPINLOCK(mlx_hw_devices_lock);	/* list changes */
+static DEFINE_MUTEX(mlx_hw_bind_mutex);
+
+/* Which QP the dynamic-debug trace of the engine's state machines shows. */
+unsigned int mlx_hw_trace_qpn;
+module_param_named(trace_qpn, mlx_hw_trace_qpn, uint, 0644);
+MODULE_PARM_DESC(trace_qpn, "QP number the engine's debug trace shows (0: all)");	/* serializes add/remove */
 static struct workqueue_struct *mlx_hw_remove_wq; /* removals on unregister */
 static bool mlx_hw_loaded;		/* module init finished */
 static char mlx_hw_pending[256];	/* names given before init finished */
@@ -37,9 +42,23 @@ static struct mlx_hw_dev *mlx_hw_find_by_ndev(struct net_device *ndev)
 	return NULL;
 }
 
+/* The device bound to @ndev, for the wire's receive path; RCU held. */
+struct mlx_hw_dev *mlx_hw_dev_by_ndev_rcu(struct net_device *ndev)
+{
+	struct mlx_hw_dev *dev;
+
+	list_for_each_entry_rcu(dev, &mlx_hw_devices, list)
+		if (dev->ndev == ndev)
+			return READ_ONCE(dev->port_active) ? dev : NULL;
+	return NULL;
+}
+
 static void mlx_hw_dev_free(struct mlx_hw_dev *dev)
 {
 	mlx_hw_engine_stop(dev);
+	skb_queue_purge(&dev->rx_queue);
+	kfree_skb(dev->lo_held);
+	mlx_hw_mcast_cleanup(dev);
 	if (dev->engine_region)
 		mlx_hw_region_put(dev->engine_region);
 	xa_destroy(&dev->qp_xa);
@@ -87,6 +106,12 @@ static int mlx_hw_add(const char *name)
 	INIT_WORK(&dev->remove_work, mlx_hw_remove_work);
 	spin_lock_init(&dev->gid_lock);
 	init_waitqueue_head(&dev->engine_wq);
+	spin_lock_init(&dev->run_lock);
+	INIT_LIST_HEAD(&dev->run_list);
+	skb_queue_head_init(&dev->rx_queue);
+	spin_lock_init(&dev->lo_lock);
+	mutex_init(&dev->mcast_lock);
+	INIT_LIST_HEAD(&dev->mcast_list);
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->cq_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
@@ -115,7 +140,7 @@ static int mlx_hw_add(const char *name)
 		goto out_unreg;
 
 	spin_lock(&mlx_hw_devices_lock);
-	list_add_tail(&dev->list, &mlx_hw_devices);
+	list_add_tail_rcu(&dev->list, &mlx_hw_devices);
 	spin_unlock(&mlx_hw_devices_lock);
 	mutex_unlock(&mlx_hw_bind_mutex);
 
@@ -146,8 +171,11 @@ out_put:
 static void mlx_hw_destroy(struct mlx_hw_dev *dev)
 {
 	spin_lock(&mlx_hw_devices_lock);
-	list_del_init(&dev->list);
+	list_del_rcu(&dev->list);
 	spin_unlock(&mlx_hw_devices_lock);
+	/* No loopback sender or wire packet finds it any more. */
+	synchronize_rcu();
+	INIT_LIST_HEAD(&dev->list);
 
 	/* Off the list, so no notifier queues new work for it. */
 	cancel_work_sync(&dev->gid_work);
@@ -322,19 +350,21 @@ static int __init mlx_hw_init(void)
 	mlx_hw_remove_wq = alloc_ordered_workqueue("mlx_hw_remove", 0);
 	if (!mlx_hw_remove_wq)
 		return -ENOMEM;
+	mlx_hw_net_init();
 	err = register_netdevice_notifier(&mlx_hw_netdev_nb);
 	if (err)
-		goto out_wq;
+		goto out_net;
 	err = mlx_hw_register_notifiers();
 	if (err) {
 		unregister_netdevice_notifier(&mlx_hw_netdev_nb);
-		goto out_wq;
+		goto out_net;
 	}
 	mlx_hw_loaded = true;
 	if (mlx_hw_pending[0])
 		mlx_hw_add_list(mlx_hw_pending);	/* errors are logged */
 	return 0;
-out_wq:
+out_net:
+	mlx_hw_net_exit();
 	destroy_workqueue(mlx_hw_remove_wq);
 	return err;
 }
@@ -358,6 +388,7 @@ static void __exit mlx_hw_exit(void)
 		mlx_hw_destroy(dev);
 	}
 	mutex_unlock(&mlx_hw_bind_mutex);
+	mlx_hw_net_exit();
 	destroy_workqueue(mlx_hw_remove_wq);
 }
 

@@ -3,13 +3,25 @@
  * mlx_hw.h - private declarations of the mlx_hw HCA driver.
  *
  * The driver models a ConnectX-style HCA: queues live in memory shared with
- * userspace (docs/prm.md), and a per-device kernel thread (the "engine",
- * engine.c) plays the role of the hardware.  The transport is split by
- * direction so the same code can later drive a RoCEv2 wire:
- *   requester.c  turns send WQEs into packet descriptors,
- *   responder.c  executes packets against a destination QP,
- *   completer.c  handles the responses (ACK/NAK/read data) at the requester,
- *   loopback.c   carries a packet to a local destination device.
+ * userspace (docs/prm.md), and a per-device kernel thread (the "engine")
+ * plays the role of the hardware.  The engine is a packet machine: every
+ * message moves as RoCEv2 packets (sk_buffs starting at the BTH), over the
+ * wire or through the loopback transport, and one SEND is followed through
+ * the files in this order:
+ *
+ *   req.c       the requester fetches the WQE into its send window and
+ *               builds the packets (pkt.c encodes headers and payload),
+ *   net.c       hands them to the UDP/IP stack, or loopback.c to a local
+ *               device (with optional fault injection),
+ *   recv.c      validates an arriving packet and queues it on its QP,
+ *   resp.c      the responder executes requests, answers ACK/NAK, READ
+ *               responses and atomic ACKs,
+ *   comp.c      the completer matches responses against the send window,
+ *               retransmits, and completes WQEs,
+ *   cq.c        writes CQEs and raises completion events,
+ *
+ * with engine.c deciding when each QP runs, qp.c/srq.c/mr.c/mw.c the
+ * objects, data.c the memory the packets come from and go to.
  */
 #ifndef MLX_HW_H
 #define MLX_HW_H
@@ -23,9 +35,12 @@
 #include <linux/completion.h>
 #include <linux/refcount.h>
 #include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/hrtimer.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include "ibx_core.h"
 #include "uapi/mlx_hw-abi.h"
+#include "hdr.h"
 
 #define MLX_HW_VENDOR_ID	0x0b7a5e
 #define MLX_HW_VENDOR_PART_ID	0x4d48
@@ -45,6 +60,8 @@
 #define MLX_HW_MAX_MR_SIZE	(1ull << 40)
 #define MLX_HW_MIN_QPN		0x11
 #define MLX_HW_MAX_QPN		0xffffff
+#define MLX_HW_MAX_MCAST_GRP	1024
+#define MLX_HW_MAX_MCAST_ATTACH	64	/* QPs per group */
 
 #define MLX_HW_DB_PAGE		4096	/* doorbell page at offset 0 of a region */
 #define MLX_HW_SQ_MIN_STRIDE	64
@@ -53,9 +70,25 @@
 #define MLX_HW_WQE_SEG		16	/* segment alignment */
 #define MLX_HW_GRH_LEN		40
 
-/* WQEs, and packets of one message, per QP and pass (fairness). */
-#define MLX_HW_WQE_BUDGET	16
-#define MLX_HW_PKT_BUDGET	64
+/*
+ * Fairness (docs/prm.md 9): what one QP may do each time the engine runs
+ * it before the others get their turn.
+ */
+#define MLX_HW_WQE_BUDGET	16	/* WQEs started or flushed */
+#define MLX_HW_PKT_BUDGET	64	/* packets sent or received */
+
+/*
+ * Transport limits of a requester: WQEs it keeps in its send window (read
+ * from the ring, not yet completed), packets it sends without an ACK, and
+ * how often it asks for one within a long message.
+ */
+#define MLX_HW_SEND_WINDOW	64
+#define MLX_HW_MAX_UNACKED_PSNS	128
+#define MLX_HW_PKTS_PER_ACKREQ	32
+
+/* Packets an input queue holds before arrivals are dropped (congestion). */
+#define MLX_HW_QP_QUEUE_LEN	4096
+#define MLX_HW_RX_QUEUE_LEN	8192
 
 /* enum ibv_wc_status values written to CQEs. */
 enum mlx_hw_wc_status {
@@ -82,16 +115,47 @@ enum mlx_hw_wc_status {
 #define MLX_HW_WC_WITH_IMM		(1 << 1)
 #define MLX_HW_WC_WITH_INV		(1 << 3)
 
-/* Port counters of sysfs hw_counters (order of mlx_hw_counter_names). */
+/*
+ * Port counters of sysfs hw_counters, in the order of
+ * mlx_hw_counter_names (docs/prm.md 12).
+ */
 enum mlx_hw_counter {
 	MLX_HW_CNT_TX_PACKETS,
 	MLX_HW_CNT_TX_BYTES,
 	MLX_HW_CNT_RX_PACKETS,
 	MLX_HW_CNT_RX_BYTES,
+	MLX_HW_CNT_TX_REQUESTS,
+	MLX_HW_CNT_TX_READ_RESPONSES,
+	MLX_HW_CNT_TX_ACKS,
+	MLX_HW_CNT_RX_REQUESTS,
+	MLX_HW_CNT_RX_READ_RESPONSES,
+	MLX_HW_CNT_RX_ACKS,
 	MLX_HW_CNT_RNR_NAKS_SENT,
 	MLX_HW_CNT_RNR_NAKS_RCVD,
+	MLX_HW_CNT_SEQ_NAKS_SENT,
+	MLX_HW_CNT_SEQ_NAKS_RCVD,
+	MLX_HW_CNT_DUPLICATES,
+	MLX_HW_CNT_OUT_OF_SEQ,
 	MLX_HW_CNT_RETRANSMITS,
+	MLX_HW_CNT_ACK_TIMEOUTS,
 	MLX_HW_CNT_ERR_CQES,
+	MLX_HW_CNT_ICRC_ERR,
+	MLX_HW_CNT_DROP_TRUNCATED,
+	MLX_HW_CNT_DROP_OPCODE,
+	MLX_HW_CNT_DROP_VERSION,
+	MLX_HW_CNT_DROP_PKEY,
+	MLX_HW_CNT_DROP_QKEY,
+	MLX_HW_CNT_DROP_QPN,
+	MLX_HW_CNT_DROP_TRANSPORT,
+	MLX_HW_CNT_DROP_ADDR,
+	MLX_HW_CNT_DROP_STATE,
+	MLX_HW_CNT_DROP_LENGTH,
+	MLX_HW_CNT_DROP_QUEUE_FULL,
+	MLX_HW_CNT_TX_BACKOFF,
+	MLX_HW_CNT_TX_NO_ROUTE,
+	MLX_HW_CNT_LO_DROPPED,
+	MLX_HW_CNT_LO_DUPLICATED,
+	MLX_HW_CNT_LO_REORDERED,
 	MLX_HW_CNT_WAKEUPS,
 	MLX_HW_CNT_INLINE_WAKES,
 	MLX_HW_NUM_COUNTERS
@@ -115,9 +179,12 @@ struct mlx_hw_obj_ref {
 	struct completion free;	/* completed when ref drops to 0 */
 };
 
+/* A multicast group the device's UD QPs are attached to (mcast.c). */
+struct mlx_hw_mcast_grp;
+
 struct mlx_hw_dev {
 	struct ibx_device ibx;		/* must be first */
-	struct list_head list;		/* in mlx_hw_devices */
+	struct list_head list;		/* in mlx_hw_devices (RCU) */
 	struct net_device *ndev;	/* bound netdev, held */
 	u8 mac[ETH_ALEN];		/* MAC when bound */
 	bool port_active;		/* last reported port state */
@@ -126,13 +193,13 @@ struct mlx_hw_dev {
 	struct work_struct gid_work;	/* rebuilds the GID table */
 	struct work_struct remove_work;	/* removal after NETDEV_UNREGISTER */
 
-	/* Copy of the GID table for loopback lookups from the engine. */
+	/* Copy of the GID table for the data path. */
 	spinlock_t gid_lock;		/* protects gid, gid_valid */
 	union ibx_gid gid[IBX_GID_TABLE_LEN];	/* port 1 GIDs */
 	bool gid_valid[IBX_GID_TABLE_LEN];	/* entry in use */
 	unsigned int mtu;		/* active path MTU bytes (from netdev) */
 
-	/* Engine thread and its shared page. */
+	/* Engine thread and its shared page (engine.c). */
 	struct mlx_hw_region *engine_region;	/* mapped read-only */
 	struct mlx_hw_engine_page *engine_page;	/* engine_region->vaddr */
 	struct task_struct *engine;	/* the engine thread */
@@ -140,7 +207,14 @@ struct mlx_hw_dev {
 	atomic_t kick;			/* set by WAKE / kernel events */
 	bool engine_contended;		/* its CPU was wanted when it idled */
 	u64 engine_probe;		/* local_clock() of the last probe */
-	unsigned long next_qpn_scan;	/* round-robin position */
+	spinlock_t run_lock;		/* protects run_list, runners */
+	struct list_head run_list;	/* QPs with work, in arrival order */
+	unsigned int runners;		/* contexts in a pass: they drain it */
+	struct sk_buff_head rx_queue;	/* packets from the wire (net.c) */
+
+	/* Loopback fault injection: the packet held back to reorder. */
+	spinlock_t lo_lock;		/* protects lo_held */
+	struct sk_buff *lo_held;	/* delivered after the next packet */
 
 	/* Objects the engine walks or looks up; values hold obj refs. */
 	struct xarray qp_xa;		/* qpn -> mlx_hw_qp */
@@ -151,6 +225,11 @@ struct mlx_hw_dev {
 	spinlock_t bind_lock;		/* window binds vs. MR rereg */
 	u32 srq_next;			/* xa_alloc_cyclic cursor */
 	struct xarray srq_xa;		/* srqn -> mlx_hw_srq (obj refs) */
+
+	/* Multicast groups (mcast.c). */
+	struct mutex mcast_lock;	/* attach/detach; groups' QP lists */
+	struct list_head mcast_list;	/* mlx_hw_mcast_grp, RCU readers */
+	unsigned int mcast_groups;	/* groups in the list */
 
 	atomic64_t counters[MLX_HW_NUM_COUNTERS];	/* hw_counters */
 };
@@ -252,6 +331,8 @@ static inline struct mlx_hw_cq *to_mcq(struct ibx_cq *c)
 	return container_of(c, struct mlx_hw_cq, ibx);
 }
 
+/* ---------------- memory the packets come from and go to ---------------- */
+
 /* A validated scatter/gather element: a range of a referenced MR. */
 struct mlx_hw_seg {
 	struct mlx_hw_mr *mr;		/* holds an obj ref; NULL when parked */
@@ -262,7 +343,7 @@ struct mlx_hw_seg {
 
 /*
  * A list of segments, or a kernel buffer (inline data).  A list that waits
- * (RNR/retry timers, a message spanning calls) is "parked": its MR
+ * (RNR/retry timers, a message spanning packets) is "parked": its MR
  * references are dropped so that deregistration never waits on a timer,
  * and the keys are looked up again when work resumes.
  */
@@ -306,134 +387,252 @@ static inline struct mlx_hw_srq *to_msrq(struct ibx_srq *s)
 	return container_of(s, struct mlx_hw_srq, ibx);
 }
 
-/* The private, validated copy of a send WQE. */
-struct mlx_hw_send_wqe {
+/* ---------------- packets ---------------- */
+
+/*
+ * Where a packet goes: the network half of an address vector (the QP's
+ * primary path for RC/UC/XRC, a UD WQE's AH), resolved from the GID table
+ * when the QP or the WQE is set up.
+ */
+struct mlx_hw_av {
+	union ibx_gid sgid;		/* source GID (from sgid_index) */
+	union ibx_gid dgid;		/* destination GID */
+	bool ipv4;			/* both GIDs IPv4-mapped: IPv4 */
+	bool loopback;			/* dgid is a GID of a local device */
+	u8 traffic_class;		/* IPv4 TOS / IPv6 traffic class */
+	u8 hop_limit;			/* TTL / hop limit */
+	u32 flow_label;			/* IPv6 flow label (20 bits) */
+	u16 sport;			/* UDP source port, from the flow */
+	u8 dmac[ETH_ALEN];		/* zero: the neighbour table's */
+};
+
+#define MLX_HW_PKT_LOOPBACK	(1 << 0)	/* no ICRC: never on a wire */
+#define MLX_HW_PKT_IPV6		(1 << 1)	/* network header is IPv6 */
+
+/*
+ * What the engine knows of a packet it works on, kept in skb->cb.  For a
+ * packet being received, skb->data is at the BTH and the headers
+ * (hdrlen bytes) are linear; the payload follows, paylen bytes, without
+ * pad and ICRC (trimmed off by recv.c).
+ */
+struct mlx_hw_pkt {
+	u32 mask;			/* mlx_hw_opcode[opcode].mask */
+	u32 psn;			/* BTH PSN */
+	u32 qpn;			/* BTH destination QP */
+	u16 paylen;			/* payload bytes */
+	u8 opcode;			/* BTH opcode */
+	u8 hdrlen;			/* BTH + extension headers */
+	u8 flags;			/* MLX_HW_PKT_* */
+};
+
+static inline struct mlx_hw_pkt *mlx_hw_pkt(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct mlx_hw_pkt) > sizeof(skb->cb));
+	return (struct mlx_hw_pkt *)skb->cb;
+}
+
+/* Header @h of a received packet (present per its opcode). */
+static inline u8 *mlx_hw_pkt_hdr(struct sk_buff *skb, enum mlx_hw_hdr h)
+{
+	return skb->data + mlx_hw_opcode[mlx_hw_pkt(skb)->opcode].off[h];
+}
+
+/* ---------------- QPs ---------------- */
+
+/*
+ * A send WQE in the requester's window: the private, validated copy taken
+ * when it was fetched from the ring (docs/prm.md 9: never re-read), plus
+ * its transport state.  Local data follows as @nsge SGEs or @inline_len
+ * bytes (struct mlx_hw_qp.swqe_size bytes in all).
+ */
+struct mlx_hw_sge {
+	u32 lkey;
+	u32 len;
+	u64 addr;
+};
+
+struct mlx_hw_swqe {
 	u64 wr_id;			/* returned in the CQE */
 	u8 opcode;			/* enum mlx_hw_wqe_opcode */
 	u8 flags;			/* enum mlx_hw_wqe_flags (+ sq_sig_all) */
+	u8 status;			/* completion status once done */
+	bool done;			/* executed and acknowledged */
+	bool inline_data;		/* data is inline, not SGEs */
+	u8 nsge;			/* SGEs that follow */
 	__be32 imm_data;		/* *_IMM: network order */
 	u32 invalidate_rkey;		/* SEND_INV, LOCAL_INV */
-	union ibx_gid dgid;		/* UD: destination GID */
-	u32 remote_qpn;			/* UD: destination QP */
-	u32 remote_qkey;		/* UD: Q_Key (QP's if bit 31 was set) */
+	u32 length;			/* message bytes */
+	u32 first_psn;			/* PSN of its first packet */
+	u32 npsn;			/* PSNs it uses (0 for local ops) */
 	u32 xrc_srqn;			/* XRC INI: the target's XRC SRQ */
-	u8 sgid_index;			/* UD: source GID index */
-	u8 hop_limit;			/* UD: GRH hop limit */
-	u8 traffic_class;		/* UD: GRH traffic class */
-	u32 flow_label;			/* UD: GRH flow label */
-	struct mlx_hw_wqe_bind bind;	/* BIND_MW: the raw bind segment */
-	u64 raddr;			/* RDMA/atomic: remote address */
-	u32 rkey;			/* RDMA/atomic: remote key */
-	u64 swap_add;			/* atomics: swap or add value */
-	u64 compare;			/* CMP_SWP: compare value */
-	struct mlx_hw_sgl sgl;		/* local data (or inline_data) */
-	u8 inline_data[MLX_HW_MAX_INLINE]; /* INLINE: copied from the WQE */
+	union {
+		struct {		/* RDMA and atomics */
+			u64 raddr;
+			u32 rkey;
+			u64 swap_add;
+			u64 compare;
+		};
+		struct mlx_hw_wqe_bind bind;	/* BIND_MW: the raw segment */
+		struct {		/* UD */
+			u32 remote_qpn;
+			u32 remote_qkey;
+			struct mlx_hw_av av;
+		} ud;
+	};
+	union {
+		DECLARE_FLEX_ARRAY(struct mlx_hw_sge, sge);	/* nsge */
+		DECLARE_FLEX_ARRAY(u8, data);	/* length bytes, inline */
+	};
 };
 
-/* The private copy of a taken receive WQE. */
-struct mlx_hw_recv_wqe {
-	u64 wr_id;			/* returned in the CQE */
-	struct mlx_hw_sgl sgl;		/* validated receive buffers */
+/* Requester states (req.c), one per decision; names in req.c. */
+enum mlx_hw_req_state {
+	MLX_HW_REQ_NEXT_WQE,		/* pick the WQE to send */
+	MLX_HW_REQ_FETCH,		/* copy a new WQE into the window */
+	MLX_HW_REQ_CHECK_LIMITS,	/* fence, rd_atomic, PSN window */
+	MLX_HW_REQ_LOCAL_OP,		/* BIND_MW / LOCAL_INV */
+	MLX_HW_REQ_SEND_PKT,		/* build and send one packet */
+	MLX_HW_REQ_WAIT,		/* nothing to do until an event */
+	MLX_HW_REQ_YIELD,		/* budget used, more to do */
+	MLX_HW_REQ_ERROR,		/* the WQE failed locally */
+	MLX_HW_REQ_NUM_STATES
 };
 
-/* Transport operations of a packet (kinds of IBA BTH opcodes). */
-enum mlx_hw_pkt_op {
-	MLX_HW_PKT_SEND,
-	MLX_HW_PKT_WRITE,
-	MLX_HW_PKT_READ_REQ,
-	MLX_HW_PKT_CMP_SWP,
-	MLX_HW_PKT_FETCH_ADD,
+/* Send side: requester and completer, under qp->send_lock. */
+struct mlx_hw_req {
+	enum mlx_hw_req_state state;	/* last state (traces) */
+	u32 fetch_idx;			/* next SQ index to fetch */
+	u32 send_idx;			/* SQ index of the WQE being sent */
+	u32 send_pkt;			/* its next packet, from 0 */
+	u32 next_psn;			/* PSN the next fetched WQE starts at */
+	u32 psn_max;			/* one past the newest PSN ever sent */
+	u32 noack_pkts;			/* packets since the last AckReq */
+	struct mlx_hw_sgl sgl;		/* local data of send_idx (parked) */
+	bool sgl_valid;			/* sgl belongs to send_idx */
+	u64 wait_until;			/* ktime ns: no send before (RNR) */
+	u32 tx_backoff;			/* consecutive local tx congestion */
+	bool wait_db;			/* stopped for want of posted WQEs */
 };
 
-#define MLX_HW_PKT_FIRST	(1 << 0)	/* first packet of a message */
-#define MLX_HW_PKT_LAST		(1 << 1)	/* last packet of a message */
-#define MLX_HW_PKT_IMM		(1 << 2)	/* carries ImmDt */
-#define MLX_HW_PKT_INV		(1 << 3)	/* carries IETH (SEND_INV) */
-#define MLX_HW_PKT_SOLICITED	(1 << 4)	/* BTH SE bit */
+/* Completer states (comp.c); names in comp.c. */
+enum mlx_hw_comp_state {
+	MLX_HW_COMP_GET_PKT,		/* next response, or the timer */
+	MLX_HW_COMP_GET_WQE,		/* the oldest outstanding WQE */
+	MLX_HW_COMP_CHECK_PSN,		/* response vs. that WQE's PSNs */
+	MLX_HW_COMP_CHECK_ACK,		/* what the response says */
+	MLX_HW_COMP_READ,		/* READ response data */
+	MLX_HW_COMP_ATOMIC,		/* atomic ACK: original value */
+	MLX_HW_COMP_WRITE_SEND,		/* a SEND/WRITE is acknowledged */
+	MLX_HW_COMP_WQE_DONE,		/* mark the WQE done */
+	MLX_HW_COMP_DONE,		/* the response is used up */
+	MLX_HW_COMP_RETRY,		/* go back to a PSN */
+	MLX_HW_COMP_RNR_RETRY,		/* go back after the RNR timer */
+	MLX_HW_COMP_ERROR,		/* complete the WQE in error */
+	MLX_HW_COMP_EXIT,		/* nothing more now */
+	MLX_HW_COMP_NUM_STATES
+};
+
+struct mlx_hw_comp {
+	enum mlx_hw_comp_state state;	/* last state (traces) */
+	u32 psn;			/* oldest PSN not yet acknowledged */
+	u32 retries;			/* transport retries since progress */
+	u32 rnr_retries;		/* RNR retries since progress */
+	u64 timeout_at;			/* ktime ns of the ACK timeout, 0 off */
+	u8 status;			/* error status in COMP_ERROR */
+	struct mlx_hw_sgl sgl;		/* a WQE's local data, while written */
+};
 
 /*
- * A packet descriptor: the headers of one IBA packet (BTH, RETH, ImmDt,
- * IETH, AtomicETH, DETH, GRH) with its payload referencing the source
- * pages instead of carrying them.
+ * Responder resources (IBA 9.7.5.1.5, max_dest_rd_atomic of them): the
+ * READ and atomic requests a duplicate may ask for again.
  */
-struct mlx_hw_pkt {
-	enum mlx_hw_pkt_op op;		/* BTH opcode kind */
-	u32 flags;			/* MLX_HW_PKT_*: position, SE, headers */
-	u32 qp_type;			/* IB_UVERBS_QPT_* of the sender */
-	u32 psn;			/* BTH PSN, 24 bits */
-	u32 dest_qpn;			/* BTH destination QP */
-	u32 src_qpn;			/* DETH source QP / sender's QPN */
-	u32 xrc_srqn;			/* XRCETH: XRC SRQ (XRC INI senders) */
-	u64 va;				/* RETH/AtomicETH virtual address */
-	u32 rkey;			/* RETH/AtomicETH remote key */
-	u32 dma_len;			/* RETH DMA length (whole message) */
-	__be32 imm_data;		/* ImmDt, network order */
-	u32 inv_rkey;			/* IETH: key to invalidate */
-	u64 swap_add;			/* AtomicETH swap or add data */
-	u64 compare;			/* AtomicETH compare data */
-	u32 qkey;			/* DETH Q_Key */
-	union ibx_gid sgid;		/* GRH source GID */
-	union ibx_gid dgid;		/* GRH destination GID */
-	u8 traffic_class;		/* GRH traffic class */
-	u8 hop_limit;			/* GRH hop limit */
-	u32 flow_label;			/* GRH flow label */
-	struct mlx_hw_cursor payload;	/* where the payload bytes are */
-	u32 paylen;			/* payload bytes of this packet */
+enum mlx_hw_res_type {
+	MLX_HW_RES_NONE,
+	MLX_HW_RES_READ,
+	MLX_HW_RES_ATOMIC,
 };
 
-/* What a responder answers (AETH syndromes and response payloads). */
-enum mlx_hw_resp_kind {
-	MLX_HW_RESP_NONE,		/* dropped, no response (UD/UC, bad QP) */
-	MLX_HW_RESP_ACK,
-	MLX_HW_RESP_RNR_NAK,
-	MLX_HW_RESP_NAK_SEQ,
-	MLX_HW_RESP_NAK_INV_REQ,
-	MLX_HW_RESP_NAK_REM_ACCESS,
-	MLX_HW_RESP_NAK_REM_OP,
+struct mlx_hw_res {
+	enum mlx_hw_res_type type;
+	u32 first_psn;			/* first PSN of the request */
+	u32 last_psn;			/* last PSN of its responses */
+	union {
+		struct {		/* READ */
+			u64 va;		/* request's start address */
+			u32 rkey;
+			u32 length;	/* request's bytes */
+			u32 next_psn;	/* next response packet to send */
+			u32 xrc_srqn;	/* XRC: the SRQ whose PD grants it */
+			bool active;	/* responses still to send */
+		} read;
+		struct {		/* atomic */
+			u64 orig;	/* original remote data */
+		} atomic;
+	};
 };
 
-struct mlx_hw_resp {
-	enum mlx_hw_resp_kind kind;	/* ACK, NAK kind or no response */
-	u8 rnr_timer;			/* RNR NAK: the responder's min_rnr_timer */
-	u32 psn_span;			/* PSNs the request consumed */
-	u64 atomic_orig;		/* atomic ACK: original value */
-	struct mlx_hw_sgl read_src;	/* READ response data (one seg, ref) */
+/* Responder states (resp.c); names in resp.c. */
+enum mlx_hw_resp_state {
+	MLX_HW_RESP_GET_PKT,		/* next request */
+	MLX_HW_RESP_CHECK_PSN,		/* in sequence, duplicate, ahead */
+	MLX_HW_RESP_CHECK_OP_SEQ,	/* FIRST/MIDDLE/LAST order */
+	MLX_HW_RESP_CHECK_OP_VALID,	/* enabled by the QP's access */
+	MLX_HW_RESP_CHECK_RESOURCE,	/* receive WQE for SEND/IMM */
+	MLX_HW_RESP_CHECK_LENGTH,	/* payload against MTU and buffers */
+	MLX_HW_RESP_CHECK_RKEY,		/* RETH/AtomicETH key and range */
+	MLX_HW_RESP_EXECUTE,		/* place the data */
+	MLX_HW_RESP_READ_REPLY,		/* send READ response packets */
+	MLX_HW_RESP_ATOMIC_REPLY,	/* execute, answer the atomic */
+	MLX_HW_RESP_COMPLETE,		/* receive CQE */
+	MLX_HW_RESP_ACKNOWLEDGE,	/* ACK if asked */
+	MLX_HW_RESP_CLEANUP,		/* the request is used up */
+	MLX_HW_RESP_DUPLICATE,		/* answer a duplicate again */
+	MLX_HW_RESP_NAK,		/* NAK and, RC, ERR */
+	MLX_HW_RESP_DROP,		/* silently dropped */
+	MLX_HW_RESP_EXIT,		/* nothing more now */
+	MLX_HW_RESP_NUM_STATES
 };
 
-/* Requester state of a QP (one WQE in flight in this model). */
-struct mlx_hw_req {
-	bool have_wqe;			/* wqe holds the current SQ WQE */
-	struct mlx_hw_send_wqe wqe;	/* private copy of the WQE at sq_ci */
-	u32 npkts;			/* packets of the current message */
-	u32 pkt_idx;			/* next packet to (re)send */
-	struct mlx_hw_resp resp;	/* response to the last packet */
-	u32 retries;			/* transport retries of the current WQE */
-	u32 rnr_retries;		/* RNR retries of the current WQE */
-	u64 wait_until;			/* local_clock() ns; retry not before */
-	bool waiting;			/* wait_until is armed */
-};
-
-/* Responder state of a QP. */
-struct mlx_hw_resp_state {
-	bool in_msg;			/* a multi-packet message is in progress */
-	enum mlx_hw_pkt_op op;		/* of the message in progress */
-	bool have_rwqe;			/* rwqe taken for the message */
-	struct mlx_hw_recv_wqe rwqe;	/* the receive WQE taken */
+/* Receive side of a QP, under qp->recv_lock. */
+struct mlx_hw_resp_side {
+	enum mlx_hw_resp_state state;	/* last state (traces) */
+	u32 psn;			/* expected PSN */
+	u32 msn;			/* messages completed (AETH MSN) */
+	bool nak_sent;			/* a NAK or RNR NAK awaits a retry */
+	bool ack_pending;		/* coalesced ACK for ack_psn to send */
+	u32 ack_psn;			/* PSN the pending ACK acknowledges */
+	/* The message in progress (SEND or WRITE). */
+	bool in_msg;			/* between FIRST and LAST */
+	bool in_write;			/* it is an RDMA WRITE */
+	bool have_rwqe;			/* rwqe holds a taken receive WQE */
+	u64 rwqe_id;			/* its wr_id */
+	struct mlx_hw_sgl rwqe;		/* its buffers (parked) */
+	struct mlx_hw_sgl wr_dst;	/* RDMA WRITE target (parked) */
 	struct mlx_hw_cursor cur;	/* where the next payload goes */
 	u32 offset;			/* bytes received so far */
-	struct mlx_hw_sgl wr_dst;	/* RDMA WRITE target (one seg, ref) */
+	u32 length;			/* RETH DMA length of that message */
+	/* What a failed check answers (state NAK). */
+	u8 nak_syndrome;		/* AETH syndrome of the NAK (RC) */
+	bool nak_fatal;			/* an error: the QP goes to ERR */
+	u8 recv_status;			/* receive CQE status, 0 none */
+	enum ibx_event_type event;	/* affiliated event of the error */
+	u64 wait_until;			/* ktime ns: no send before (congestion) */
 	/*
 	 * XRC TGT: the XRC SRQ the packet being executed names (referenced
-	 * only during the responder call), and the SRQ number of the
-	 * message in progress.
+	 * only while it is), and the SRQ number of the message in progress.
 	 */
 	struct mlx_hw_srq *xsrq;
 	u32 xrc_srqn;
+	/* READ and atomic resources, a ring of max_dest_rd_atomic. */
+	struct mlx_hw_res res[MLX_HW_MAX_RD_ATOM];
+	u32 res_next;			/* slot the next request takes */
+	u32 res_cnt;			/* ring size, >= 1 */
+	struct mlx_hw_res *read;	/* READ whose responses are going out */
 };
 
 struct mlx_hw_qp {
 	struct ibx_qp ibx;		/* must be first */
-	struct mlx_hw_obj_ref obj;	/* engine and loopback users */
+	struct mlx_hw_obj_ref obj;	/* engine and packet users */
 	struct mlx_hw_region *region;	/* doorbell page + SQ + RQ */
 	u64 mmap_key;			/* of region in the owner's context */
 	struct mlx_hw_qp_db *db;	/* in region */
@@ -445,15 +644,25 @@ struct mlx_hw_qp {
 	u32 max_send_sge, max_recv_sge;	/* capacities reported back */
 	u32 max_inline;			/* inline bytes a WQE may carry */
 	void *wqe_buf;			/* sq_stride bytes: fetched WQE copy */
+	void *window;			/* win_size swqes of swqe_size bytes */
+	u32 win_size, swqe_size;	/* power of two; bytes per swqe */
 
 	/*
-	 * sq_lock: held by the engine while it runs this QP's requester and
-	 * by modify/destroy.  rq_lock: held while a responder executes a
-	 * packet on this QP and by modify/destroy.  Order: any sq_lock
-	 * before any rq_lock.
+	 * send_lock: requester and completer, and modify/destroy.
+	 * recv_lock: responder, and modify/destroy.  Order: send_lock
+	 * before recv_lock.  Packets queue on resp_pkts (requests) and
+	 * comp_pkts (responses) without either.
 	 */
-	struct mutex sq_lock;		/* requester side, see above */
-	struct mutex rq_lock;		/* responder side, see above */
+	struct mutex send_lock;
+	struct mutex recv_lock;
+	struct sk_buff_head resp_pkts;	/* requests for the responder */
+	struct sk_buff_head comp_pkts;	/* responses for the completer */
+	struct list_head run_node;	/* on dev->run_list, under run_lock */
+	bool running;			/* a pass runs it, under run_lock */
+	bool rerun;			/* scheduled meanwhile: run again */
+	struct hrtimer timer;		/* ACK timeout, RNR wait, back-off */
+	spinlock_t timer_lock;		/* protects timer_at */
+	u64 timer_at;			/* ktime ns the timer is set for, 0 */
 
 	int state;			/* enum ibx_qp_state, READ/WRITE_ONCE */
 	u32 sq_ci;			/* private SQ consumer index */
@@ -466,26 +675,39 @@ struct mlx_hw_qp {
 	/* Attributes the data path uses (copied in modify_qp). */
 	u32 qkey;			/* UD: Q_Key received datagrams need */
 	u32 dest_qpn;			/* RC/UC: the connected QP */
-	u32 sq_psn;			/* next PSN to send */
-	u32 rq_psn;			/* expected PSN */
 	u32 access;			/* IB_UVERBS_ACCESS_* of the QP */
 	u32 mtu;			/* path MTU, bytes */
 	u8 min_rnr_timer;		/* RNR NAK timer code we answer with */
 	u8 rnr_retry;			/* RNR retries (7 = forever) */
 	u8 retry_cnt;			/* transport retries */
 	u8 timeout;			/* local ACK timeout code */
-	union ibx_gid dgid;		/* RC/UC: destination GID */
+	u8 max_rd_atomic;		/* outstanding READ/atomics we send */
 	u8 sgid_index;			/* RC/UC: source GID index */
-	u8 hop_limit, traffic_class;	/* RC/UC: GRH fields */
-	u32 flow_label;			/* RC/UC: GRH flow label */
+	struct ibx_ah_attr ah;		/* RC/UC: the primary path */
+	struct mlx_hw_av av;		/* RC/UC: ah, resolved at RTR */
 
-	struct mlx_hw_req req;		/* send side, under sq_lock */
-	struct mlx_hw_resp_state resp;	/* receive side, under rq_lock */
+	struct mlx_hw_req req;		/* send side, under send_lock */
+	struct mlx_hw_comp comp;	/* send side, under send_lock */
+	struct mlx_hw_resp_side resp;	/* receive side, under recv_lock */
 };
 
 static inline struct mlx_hw_qp *to_mqp(struct ibx_qp *q)
 {
 	return container_of(q, struct mlx_hw_qp, ibx);
+}
+
+/* The window slot of SQ index @idx. */
+static inline struct mlx_hw_swqe *mlx_hw_swqe(struct mlx_hw_qp *qp, u32 idx)
+{
+	return qp->window + (size_t)(idx & (qp->win_size - 1)) * qp->swqe_size;
+}
+
+/* A READ or atomic: answered with data, limited by max_rd_atomic. */
+static inline bool mlx_hw_swqe_rd_atomic(const struct mlx_hw_swqe *w)
+{
+	return w->opcode == MLX_HW_OP_RDMA_READ ||
+	       w->opcode == MLX_HW_OP_ATOMIC_CS ||
+	       w->opcode == MLX_HW_OP_ATOMIC_FA;
 }
 
 /* RC and both halves of XRC: acknowledged, PSN-checked, RNR NAKs. */
@@ -494,6 +716,22 @@ static inline bool mlx_hw_qp_reliable(u32 qp_type)
 	return qp_type == IB_UVERBS_QPT_RC ||
 	       qp_type == IB_UVERBS_QPT_XRC_INI ||
 	       qp_type == IB_UVERBS_QPT_XRC_TGT;
+}
+
+/* The transport bits of the opcodes a QP of @qp_type sends. */
+static inline u8 mlx_hw_qp_transport(u32 qp_type)
+{
+	switch (qp_type) {
+	case IB_UVERBS_QPT_UC:
+		return MLX_HW_TP_UC;
+	case IB_UVERBS_QPT_UD:
+		return MLX_HW_TP_UD;
+	case IB_UVERBS_QPT_XRC_INI:
+	case IB_UVERBS_QPT_XRC_TGT:
+		return MLX_HW_TP_XRC;
+	default:
+		return MLX_HW_TP_RC;
+	}
 }
 
 /*
@@ -505,9 +743,21 @@ static inline struct ibx_pd *mlx_hw_resp_pd(struct mlx_hw_qp *qp)
 	return qp->resp.xsrq ? qp->resp.xsrq->ibx.pd : qp->ibx.pd;
 }
 
+/* Per-QP trace through dynamic debug (docs/prm.md 14). */
+extern unsigned int mlx_hw_trace_qpn;
+#define mlx_hw_qp_dbg(qp, fmt, ...)					\
+	do {								\
+		if (!mlx_hw_trace_qpn ||				\
+		    mlx_hw_trace_qpn == (qp)->ibx.qp_num)		\
+			pr_debug("%s qp %u: " fmt,			\
+				 (qp)->ibx.dev->name, (qp)->ibx.qp_num,	\
+				 ##__VA_ARGS__);			\
+	} while (0)
+
 /* main.c */
 extern struct list_head mlx_hw_devices;
 extern spinlock_t mlx_hw_devices_lock;
+struct mlx_hw_dev *mlx_hw_dev_by_ndev_rcu(struct net_device *ndev);
 
 /* device.c */
 void mlx_hw_dev_init_attr(struct mlx_hw_dev *dev);
@@ -565,11 +815,18 @@ void mlx_hw_obj_drain(struct mlx_hw_obj_ref *obj);
 
 /* verbs.c */
 extern const struct ibx_device_ops mlx_hw_ops;
+
+/* mr.c */
+int mlx_hw_reg_mr(struct ibx_mr *ibmr, struct ibx_udata *udata);
+void mlx_hw_dereg_mr(struct ibx_mr *ibmr);
+int mlx_hw_rereg_mr(struct ibx_mr *ibmr, struct ibx_mr *ibnew, u32 flags,
+		    struct ibx_udata *udata);
 struct mlx_hw_mr *mlx_hw_mr_get(struct mlx_hw_dev *dev, u32 key);
 static inline void mlx_hw_mr_put(struct mlx_hw_mr *mr)
 {
 	mlx_hw_obj_put(&mr->key.obj);
 }
+bool mlx_hw_mr_covers(const struct mlx_hw_mr *mr, u64 addr, u64 len);
 
 /* mw.c */
 int mlx_hw_alloc_mw(struct ibx_mw *ibmw, struct ibx_udata *udata);
@@ -582,17 +839,39 @@ u8 mlx_hw_bind_mw(struct mlx_hw_qp *qp, const struct mlx_hw_wqe_bind *bind);
 int mlx_hw_begin_dereg_mr(struct ibx_mr *ibmr);
 bool mlx_hw_mr_has_windows(struct mlx_hw_dev *dev, u32 lkey);
 
-/* queue.c */
+/* cq.c */
 int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
 		     struct ibx_udata *udata);
 void mlx_hw_destroy_cq(struct ibx_cq *ibcq);
 int mlx_hw_resize_cq(struct ibx_cq *ibcq, int cqe, struct ibx_udata *udata);
 int mlx_hw_req_notify_cq(struct ibx_cq *ibcq, bool solicited_only);
+struct mlx_hw_cqe;
+int mlx_hw_cq_post(struct mlx_hw_cq *cq, const struct mlx_hw_cqe *cqe,
+		   bool solicited);
+void mlx_hw_cq_check_arm(struct mlx_hw_cq *cq);
+
+/* qp.c */
 int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 		     struct ibx_udata *udata);
 int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 		     u32 mask, struct ibx_udata *udata);
 void mlx_hw_destroy_qp(struct ibx_qp *ibqp);
+struct mlx_hw_qp *mlx_hw_qp_get(struct mlx_hw_dev *dev, u32 qpn);
+static inline void mlx_hw_qp_put(struct mlx_hw_qp *qp)
+{
+	mlx_hw_obj_put(&qp->obj);
+}
+void mlx_hw_qp_to_err(struct mlx_hw_qp *qp);
+void mlx_hw_qp_fatal(struct mlx_hw_qp *qp, enum ibx_event_type event);
+bool mlx_hw_db_ok(struct mlx_hw_qp *qp, u32 pi, u32 ci, u32 cnt);
+int mlx_hw_av_set(struct mlx_hw_dev *dev, struct mlx_hw_av *av,
+		  u8 sgid_index, const union ibx_gid *dgid, u8 traffic_class,
+		  u8 hop_limit, u32 flow_label, u32 lqpn, u32 rqpn,
+		  const u8 *dmac);
+void mlx_hw_qp_arm_timer(struct mlx_hw_qp *qp, u64 deadline);
+void mlx_hw_qp_disarm_timer(struct mlx_hw_qp *qp);
+
+/* srq.c */
 int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,
 		      struct ibx_udata *udata);
 int mlx_hw_modify_srq(struct ibx_srq *ibsrq, const struct ibx_srq_attr *attr,
@@ -604,25 +883,16 @@ static inline void mlx_hw_srq_put(struct mlx_hw_srq *srq)
 {
 	mlx_hw_obj_put(&srq->obj);
 }
-struct mlx_hw_qp *mlx_hw_qp_get(struct mlx_hw_dev *dev, u32 qpn);
-static inline void mlx_hw_qp_put(struct mlx_hw_qp *qp)
-{
-	mlx_hw_obj_put(&qp->obj);
-}
-void mlx_hw_qp_to_err(struct mlx_hw_qp *qp);
 
 /* engine.c */
 int mlx_hw_engine_start(struct mlx_hw_dev *dev);
 void mlx_hw_engine_stop(struct mlx_hw_dev *dev);
 void mlx_hw_engine_kick(struct mlx_hw_dev *dev);
 void mlx_hw_engine_wake(struct mlx_hw_dev *dev);
-struct mlx_hw_cqe;
-int mlx_hw_cq_post(struct mlx_hw_cq *cq, const struct mlx_hw_cqe *cqe,
-		   bool solicited);
-void mlx_hw_cq_check_arm(struct mlx_hw_cq *cq);
+void mlx_hw_qp_schedule(struct mlx_hw_qp *qp);
+void mlx_hw_qp_unschedule(struct mlx_hw_qp *qp);
 
 /* data.c */
-bool mlx_hw_mr_covers(const struct mlx_hw_mr *mr, u64 addr, u64 len);
 int mlx_hw_sgl_add(struct mlx_hw_dev *dev, struct mlx_hw_pd *pd,
 		   struct mlx_hw_sgl *sgl, u32 lkey, u64 addr, u32 len,
 		   u32 access);
@@ -640,44 +910,85 @@ static inline void mlx_hw_sgl_init(struct mlx_hw_sgl *sgl)
 	sgl->parked = false;
 	sgl->remote = false;
 }
+
+static inline void mlx_hw_cursor_init(struct mlx_hw_cursor *c,
+				      const struct mlx_hw_sgl *sgl)
+{
+	c->sgl = sgl;
+	c->idx = 0;
+	c->off = 0;
+}
 void mlx_hw_sgl_park(struct mlx_hw_sgl *sgl);
 int mlx_hw_sgl_unpark(struct mlx_hw_dev *dev, struct mlx_hw_qp *qp,
 		      struct mlx_hw_sgl *sgl);
-int mlx_hw_copy(struct mlx_hw_cursor *dst, struct mlx_hw_cursor *src,
-		u32 len);
+void mlx_hw_cursor_skip(struct mlx_hw_cursor *c, u32 len);
+int mlx_hw_copy_from_skb(struct mlx_hw_cursor *dst, const struct sk_buff *skb,
+			 u32 off, u32 len);
 int mlx_hw_copy_from_kbuf(struct mlx_hw_cursor *dst, const void *buf,
 			  u32 len);
+bool mlx_hw_can_zcopy(const struct mlx_hw_cursor *src, u32 len);
+int mlx_hw_skb_add_data(struct sk_buff *skb, struct mlx_hw_cursor *src,
+			u32 len, bool zcopy);
 int mlx_hw_atomic(struct mlx_hw_seg *seg, bool cmp_swp, u64 swap_add,
 		  u64 compare, u64 *orig);
 
-/* requester.c */
-bool mlx_hw_requester(struct mlx_hw_qp *qp, u64 *next_timer);
-void mlx_hw_req_release(struct mlx_hw_qp *qp);
-void mlx_hw_sq_free_slot(struct mlx_hw_qp *qp);
-int mlx_hw_send_cqe(struct mlx_hw_qp *qp, const struct mlx_hw_send_wqe *wqe,
-		    u8 status, u32 byte_len);
+/* req.c */
+void mlx_hw_requester(struct mlx_hw_qp *qp);
+void mlx_hw_req_reset(struct mlx_hw_qp *qp);
+void mlx_hw_req_rewind(struct mlx_hw_qp *qp, u32 psn);
 
-/* responder.c */
-void mlx_hw_responder(struct mlx_hw_qp *qp, struct mlx_hw_pkt *pkt,
-		      struct mlx_hw_resp *resp);
-void mlx_hw_resp_release(struct mlx_hw_qp *qp);
-int mlx_hw_recv_flush(struct mlx_hw_qp *qp);
+/* pkt.c */
+struct sk_buff *mlx_hw_pkt_alloc(struct mlx_hw_qp *qp,
+				 const struct mlx_hw_av *av, u8 opcode,
+				 u32 paylen, bool zcopy);
+void mlx_hw_pkt_bth(struct sk_buff *skb, struct mlx_hw_qp *qp, u32 dest_qpn,
+		    bool se, bool ackreq, u32 psn);
+int mlx_hw_pkt_xmit(struct mlx_hw_qp *qp, const struct mlx_hw_av *av,
+		    struct sk_buff *skb);
 
-/* completer.c */
-enum mlx_hw_comp_result {
-	MLX_HW_COMP_NEXT,		/* packet acknowledged, go on */
-	MLX_HW_COMP_DONE,		/* WQE completed (CQE written if any) */
-	MLX_HW_COMP_RETRY,		/* retry the WQE later (timer armed) */
-	MLX_HW_COMP_ERROR,		/* WQE completed in error, QP in ERR */
-	MLX_HW_COMP_YIELD,		/* packet budget used, resume later */
-};
-enum mlx_hw_comp_result mlx_hw_completer(struct mlx_hw_qp *qp,
-					 struct mlx_hw_pkt *pkt,
-					 struct mlx_hw_resp *resp);
-int mlx_hw_complete_wqe(struct mlx_hw_qp *qp, u8 status, u32 byte_len);
+/* net.c */
+int mlx_hw_net_init(void);
+void mlx_hw_net_exit(void);
+int mlx_hw_net_xmit(struct mlx_hw_dev *dev, const struct mlx_hw_av *av,
+		    struct sk_buff *skb);
+void mlx_hw_push_ip_udp(struct sk_buff *skb, const struct mlx_hw_av *av);
+int mlx_hw_mcast_join(struct mlx_hw_dev *dev, const union ibx_gid *mgid);
+void mlx_hw_mcast_leave(struct mlx_hw_dev *dev, const union ibx_gid *mgid);
 
 /* loopback.c */
-void mlx_hw_loopback_xmit(struct mlx_hw_dev *dev, struct mlx_hw_pkt *pkt,
-			  struct mlx_hw_resp *resp);
+int mlx_hw_loopback_xmit(struct mlx_hw_dev *src, const struct mlx_hw_av *av,
+			 struct sk_buff *skb);
+void mlx_hw_loopback_flush(struct mlx_hw_dev *dev);
+bool mlx_hw_gid_is_local(const union ibx_gid *gid);
+
+/* recv.c */
+void mlx_hw_pkt_gids(struct sk_buff *skb, union ibx_gid *sgid,
+		     union ibx_gid *dgid);
+void mlx_hw_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb);
+bool mlx_hw_rx_dispatch(struct mlx_hw_dev *dev);
+
+/* resp.c */
+void mlx_hw_responder(struct mlx_hw_qp *qp);
+void mlx_hw_resp_reset(struct mlx_hw_qp *qp);
+bool mlx_hw_resp_flush(struct mlx_hw_qp *qp);
+
+/* comp.c */
+void mlx_hw_completer(struct mlx_hw_qp *qp);
+void mlx_hw_comp_advance(struct mlx_hw_qp *qp);
+bool mlx_hw_sq_flush(struct mlx_hw_qp *qp);
+int mlx_hw_send_cqe(struct mlx_hw_qp *qp, u64 wr_id, u8 opcode, u8 status,
+		    u32 byte_len);
+u64 mlx_hw_ack_timeout_ns(u8 timeout);
+
+/* mcast.c */
+int mlx_hw_attach_mcast(struct ibx_qp *ibqp, const union ibx_gid *gid,
+			u16 lid);
+int mlx_hw_detach_mcast(struct ibx_qp *ibqp, const union ibx_gid *gid,
+			u16 lid);
+unsigned int mlx_hw_mcast_get_qps(struct mlx_hw_dev *dev,
+				  const union ibx_gid *mgid,
+				  struct mlx_hw_qp **qps);
+bool mlx_hw_gid_is_mcast(const union ibx_gid *gid);
+void mlx_hw_mcast_cleanup(struct mlx_hw_dev *dev);
 
 #endif /* MLX_HW_H */

@@ -2,8 +2,9 @@
 /*
  * hw_counters - the port counters of docs/prm.md 12 (sysfs
  * ports/1/hw_counters) move by exactly what known traffic between two QPs
- * of the device causes: packets and payload bytes both ways, RNR NAKs sent
- * and received, transport retries, error CQEs, engine wake-ups.  Nothing
+ * of the device causes: packets of each kind (requests, READ responses,
+ * ACKs) and payload bytes both ways, RNR NAKs sent and received, transport
+ * retries and ACK timeouts, drops, error CQEs, engine wake-ups.  Nothing
  * else may use the device while it runs (the VM suite runs tests one at a
  * time).
  *
@@ -17,13 +18,16 @@
 
 enum {
 	SENT_PKTS, SENT_BYTES, RCVD_PKTS, RCVD_BYTES, RNR_SENT, RNR_RCVD,
-	RETRY_ERR, ERR_CQES, WAKEUPS, INLINE_WAKES, NCNT
+	RETRY_ERR, ERR_CQES, WAKEUPS, INLINE_WAKES, TX_REQ, TX_READ_RESP,
+	TX_ACK, RX_REQ, RX_READ_RESP, RX_ACK, ACK_TIMEOUTS, DROP_QPN, NCNT
 };
 
 static const char *const names[NCNT] = {
 	"sent_pkts", "sent_bytes", "rcvd_pkts", "rcvd_bytes", "rnr_nak_sent",
 	"rcvd_rnr_err", "retry_err", "completer_error", "engine_wakeups",
-	"engine_inline_wakes",
+	"engine_inline_wakes", "tx_requests", "tx_read_responses", "tx_acks",
+	"rx_requests", "rx_read_responses", "rx_acks", "local_ack_timeout_err",
+	"rx_drop_qpn",
 };
 
 struct snap {
@@ -76,8 +80,13 @@ static int pair(struct ut_ctx *c, struct ibv_qp **a, struct ibv_qp **b)
 /* SEND 3000 B + WRITE 5000 B + READ 2048 B at MTU 1024. */
 static int test_traffic(struct ut_ctx *c)
 {
-	/* 3 + 5 request packets with payload; the READ request has none. */
-	const long long want[NCNT] = { 9, 8000, 9, 8000, 0, 0, 0, 0, -1, -1 };
+	/*
+	 * 3 + 5 request packets with payload, the READ request without and
+	 * its 2 response packets; one ACK per SEND and WRITE (AckReq on their
+	 * last packet), none for the READ (its responses are the answer).
+	 */
+	const long long want[NCNT] = { 13, 10048, 13, 10048, 0, 0, 0, 0, -1, -1,
+				       9, 2, 2, 9, 2, 2, 0, 0 };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
 
@@ -106,7 +115,8 @@ static int test_traffic(struct ut_ctx *c)
 /* A SEND that is RNR NAKed until a receive is posted. */
 static int test_rnr(struct ut_ctx *c)
 {
-	const long long want[NCNT] = { -1, -1, -1, -1, -1, -1, 0, 0, -1, -1 };
+	const long long want[NCNT] = { -1, -1, -1, -1, -1, -1, 0, 0, -1, -1,
+				       -1, 0, -1, -1, 0, -1, 0, 0 };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
 
@@ -122,12 +132,18 @@ static int test_rnr(struct ut_ctx *c)
 	CHECK(d.v[RNR_SENT] >= 1, "no RNR NAK counted");
 	CHECK(d.v[RNR_RCVD] == d.v[RNR_SENT], "%lld RNR NAKs received, %lld sent",
 	      d.v[RNR_RCVD], d.v[RNR_SENT]);
-	/* Every attempt is one packet; the last one was accepted. */
-	CHECK(d.v[SENT_PKTS] == d.v[RNR_SENT] + 1 &&
+	/*
+	 * Every attempt is one request packet answered by an RNR NAK, but
+	 * the last, which is ACKed.
+	 */
+	CHECK(d.v[TX_REQ] == d.v[RNR_SENT] + 1 && d.v[RX_REQ] == d.v[TX_REQ] &&
+	      d.v[TX_ACK] == d.v[RNR_SENT] + 1 && d.v[RX_ACK] == d.v[TX_ACK] &&
+	      d.v[SENT_PKTS] == d.v[TX_REQ] + d.v[TX_ACK] &&
 	      d.v[RCVD_PKTS] == d.v[SENT_PKTS] &&
-	      d.v[SENT_BYTES] == 100 * d.v[SENT_PKTS] &&
+	      d.v[SENT_BYTES] == 100 * d.v[TX_REQ] &&
 	      d.v[RCVD_BYTES] == d.v[SENT_BYTES],
-	      "packets %lld/%lld bytes %lld/%lld for %lld RNR NAKs",
+	      "requests %lld/%lld acks %lld/%lld packets %lld/%lld bytes %lld/%lld for %lld RNR NAKs",
+	      d.v[TX_REQ], d.v[RX_REQ], d.v[TX_ACK], d.v[RX_ACK],
 	      d.v[SENT_PKTS], d.v[RCVD_PKTS], d.v[SENT_BYTES], d.v[RCVD_BYTES],
 	      d.v[RNR_SENT]);
 	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
@@ -136,11 +152,13 @@ static int test_rnr(struct ut_ctx *c)
 
 /*
  * The peer QP is gone: retry_cnt 2 means three attempts that reach no
- * responder, then one error CQE.
+ * responder (each dropped for its QP number, each ending in an ACK
+ * timeout), then one error CQE.
  */
 static int test_retry(struct ut_ctx *c)
 {
-	const long long want[NCNT] = { 3, 30, 0, 0, 0, 0, 3, 1, -1, -1 };
+	const long long want[NCNT] = { 3, 30, 0, 0, 0, 0, 3, 1, -1, -1,
+				       3, 0, 0, 0, 0, 0, 3, 3 };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
 
@@ -159,7 +177,8 @@ static int test_retry(struct ut_ctx *c)
 /* Flushed receives are error CQEs too. */
 static int test_flush(struct ut_ctx *c)
 {
-	const long long want[NCNT] = { 0, 0, 0, 0, 0, 0, 0, 2, -1, -1 };
+	const long long want[NCNT] = { 0, 0, 0, 0, 0, 0, 0, 2, -1, -1,
+				       0, 0, 0, 0, 0, 0, 0, 0 };
 	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
@@ -179,7 +198,8 @@ static int test_flush(struct ut_ctx *c)
 /* An idle engine sleeps; the next doorbell wakes it. */
 static int test_wakeups(struct ut_ctx *c)
 {
-	const long long want[NCNT] = { 1, 10, 1, 10, 0, 0, 0, 0, -1, -1 };
+	const long long want[NCNT] = { 2, 10, 2, 10, 0, 0, 0, 0, -1, -1,
+				       1, 0, 1, 1, 0, 1, 0, 0 };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
 

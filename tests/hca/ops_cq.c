@@ -86,11 +86,17 @@ static int pair_use_send_cq(struct ut_ctx *c, struct pair *p,
 			.max_recv_sge = 1},
 	};
 
+	struct ibv_qp_attr reset = {.qp_state = IBV_QPS_RESET};
+
 	ibv_destroy_qp(p->a);
 	p->a = ibv_create_qp(c->pd, &ia);
 	CHECK(p->a, "create_qp");
 	CHECK(!ut_init(p->a, IBV_ACCESS_REMOTE_WRITE), "init");
-	CHECK(!ut_rtr(c, p->a, p->b->qp_num) && !ut_rts(p->a, 2, 7), "connect");
+	/* b answers to a's QP number: connect it to the new a. */
+	CHECK(!ibv_modify_qp(p->b, &reset, IBV_QP_STATE) &&
+	      !ut_init(p->b, UT_ACCESS_REMOTE), "reset b");
+	CHECK(!ut_rtr(c, p->a, p->b->qp_num) && !ut_rtr(c, p->b, p->a->qp_num) &&
+	      !ut_rts(p->a, 2, 7) && !ut_rts(p->b, 2, 7), "connect");
 	return 0;
 }
 
@@ -172,7 +178,7 @@ int test_cq_resize(struct ut_ctx *c)
 		return -1;
 	for (i = 0; i < 5000 && c->buf[UT_DST + 2] != 3; i++)
 		usleep(1000);
-	/* Loopback writes the CQE right after executing the WRITE. */
+	/* The CQEs follow the ACK, right after the data. */
 	usleep(100000);
 	CHECK(ibv_resize_cq(cq, 2) == EINVAL, "resize below outstanding");
 	CHECK(ibv_resize_cq(cq, da.max_cqe + 1) == EINVAL, "resize > max");

@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * comp.c - the completer (IBA 9.7.5, requester side).  Responses are
+ * matched against the send window: ACKs retire SEND and WRITE WQEs up to
+ * their PSN (coalesced ACKs and the implicit ACK of a later response
+ * included), READ responses and atomic ACKs bring the data their WQE
+ * waits for, NAKs and the ACK timeout send the requester back to a PSN
+ * (go-back-N, bounded by retry_cnt and rnr_retry), and the other NAKs
+ * complete a WQE in error.  WQEs then complete strictly in SQ order.
+ * Also the flush of a QP in ERR.  Runs under qp->send_lock.
+ */
+#include <linux/ktime.h>
+#include "mlx_hw.h"
+
+static const char *const mlx_hw_comp_state_names[] = {
+	[MLX_HW_COMP_GET_PKT] = "GET_PKT",
+	[MLX_HW_COMP_GET_WQE] = "GET_WQE",
+	[MLX_HW_COMP_CHECK_PSN] = "CHECK_PSN",
+	[MLX_HW_COMP_CHECK_ACK] = "CHECK_ACK",
+	[MLX_HW_COMP_READ] = "READ",
+	[MLX_HW_COMP_ATOMIC] = "ATOMIC",
+	[MLX_HW_COMP_WRITE_SEND] = "WRITE_SEND",
+	[MLX_HW_COMP_WQE_DONE] = "WQE_DONE",
+	[MLX_HW_COMP_DONE] = "DONE",
+	[MLX_HW_COMP_RETRY] = "RETRY",
+	[MLX_HW_COMP_RNR_RETRY] = "RNR_RETRY",
+	[MLX_HW_COMP_ERROR] = "ERROR",
+	[MLX_HW_COMP_EXIT] = "EXIT",
+};
+static_assert(ARRAY_SIZE(mlx_hw_comp_state_names) == MLX_HW_COMP_NUM_STATES);
+
+/* IBA table 45: RNR NAK timer field -> microseconds (x100 to stay integer). */
+static const u32 mlx_hw_rnr_timer_us100[32] = {
+	6553600, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
+	16384, 24576, 32768, 49152,
+};
+
+/*
+ * Local ACK timeout: 4.096 us * 2^timeout (IBA 9.7.6.1.3).  0 means
+ * "infinite"; retrying once a second instead still detects a dead peer.
+ */
+u64 mlx_hw_ack_timeout_ns(u8 timeout)
+{
+	if (!timeout)
+		return NSEC_PER_SEC;
+	return 4096ull << min_t(u8, timeout, 31);
+}
+
+/* ---------------- completions ---------------- */
+
+static u8 mlx_hw_wc_opcode(u8 wqe_opcode)
+{
+	switch (wqe_opcode) {
+	case MLX_HW_OP_RDMA_WRITE:
+	case MLX_HW_OP_RDMA_WRITE_IMM:
+		return 1;	/* IBV_WC_RDMA_WRITE */
+	case MLX_HW_OP_RDMA_READ:
+		return 2;	/* IBV_WC_RDMA_READ */
+	case MLX_HW_OP_ATOMIC_CS:
+		return 3;	/* IBV_WC_COMP_SWAP */
+	case MLX_HW_OP_ATOMIC_FA:
+		return 4;	/* IBV_WC_FETCH_ADD */
+	case MLX_HW_OP_BIND_MW:
+		return 5;	/* IBV_WC_BIND_MW */
+	case MLX_HW_OP_LOCAL_INV:
+		return 6;	/* IBV_WC_LOCAL_INV */
+	default:
+		return 0;	/* IBV_WC_SEND */
+	}
+}
+
+/* Writes a send CQE (wqe_opcode: enum mlx_hw_wqe_opcode). */
+int mlx_hw_send_cqe(struct mlx_hw_qp *qp, u64 wr_id, u8 wqe_opcode, u8 status,
+		    u32 byte_len)
+{
+	struct mlx_hw_cqe cqe = {};
+	int err;
+
+	cqe.wr_id = cpu_to_le64(wr_id);
+	cqe.status = status;
+	cqe.opcode = mlx_hw_wc_opcode(wqe_opcode);
+	cqe.qp_num = cpu_to_le32(qp->ibx.qp_num);
+	cqe.byte_len = cpu_to_le32(byte_len);
+	if (status)
+		mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_ERR_CQES, 1);
+	err = mlx_hw_cq_post(to_mcq(qp->ibx.send_cq), &cqe, false);
+	if (err)
+		mlx_hw_qp_fatal(qp, IBX_EVENT_QP_FATAL);
+	return err;
+}
+
+/*
+ * Frees the SQ slot at sq_ci.  The index is published before the WQE's
+ * CQE, so a consumer that polled a completion may reuse that slot and all
+ * earlier ones, as applications that count completions expect.  Release:
+ * the slot's reads are done before the provider may rewrite it.
+ */
+static void mlx_hw_sq_free_slot(struct mlx_hw_qp *qp)
+{
+	qp->sq_ci++;
+	smp_store_release(&qp->db->sq_ci, cpu_to_le32(qp->sq_ci));
+}
+
+/*
+ * Completes the WQEs at the old end of the window that are done, in SQ
+ * order: CQE if signaled or in error; an error moves the QP to ERR (IBA
+ * 10.7.3.1), and a WQE no provider writes also raises QP_FATAL.
+ */
+void mlx_hw_comp_advance(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_req *req = &qp->req;
+	struct mlx_hw_swqe *w;
+
+	while (qp->sq_ci != req->fetch_idx) {
+		w = mlx_hw_swqe(qp, qp->sq_ci);
+		if (!w->done)
+			break;
+		if (req->send_idx == qp->sq_ci) {
+			/* The requester stopped at this failed WQE. */
+			req->send_idx++;
+			req->send_pkt = 0;
+		}
+		mlx_hw_sq_free_slot(qp);
+		if (w->status || (w->flags & MLX_HW_WQE_SIGNALED))
+			mlx_hw_send_cqe(qp, w->wr_id, w->opcode, w->status,
+					w->status ? 0 : w->length);
+		if (w->status) {
+			if (w->status == MLX_HW_WC_LOC_QP_OP_ERR)
+				mlx_hw_qp_fatal(qp, IBX_EVENT_QP_FATAL);
+			else
+				mlx_hw_qp_to_err(qp);
+			break;
+		}
+	}
+}
+
+/* Flushes outstanding SQ WQEs of a QP in ERR; true if it did any. */
+bool mlx_hw_sq_flush(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_req *req = &qp->req;
+	unsigned int budget = MLX_HW_WQE_BUDGET * 4;
+	struct mlx_hw_wqe_ctrl ctrl;
+	struct mlx_hw_swqe *w;
+	bool did = false;
+	u32 pi;
+
+	mlx_hw_sgl_release(&req->sgl);
+	req->sgl_valid = false;
+	qp->comp.timeout_at = 0;
+	skb_queue_purge(&qp->comp_pkts);
+	/* The window first: its private copies know the WQEs. */
+	while (qp->sq_ci != req->fetch_idx && budget--) {
+		w = mlx_hw_swqe(qp, qp->sq_ci);
+		mlx_hw_sq_free_slot(qp);
+		mlx_hw_send_cqe(qp, w->wr_id, w->opcode,
+				MLX_HW_WC_WR_FLUSH_ERR, 0);
+		did = true;
+	}
+	if (qp->sq_ci != req->fetch_idx)
+		return did;
+	req->send_idx = req->fetch_idx;
+	pi = le32_to_cpu(READ_ONCE(qp->db->sq_pi));
+	if (qp->db_corrupt || !mlx_hw_db_ok(qp, pi, qp->sq_ci, qp->sq_wqe_cnt))
+		return did;
+	/* The index is read before the WQEs it publishes. */
+	smp_rmb();
+	while (qp->sq_ci != pi && budget--) {
+		memcpy(&ctrl, qp->sq + (qp->sq_ci & (qp->sq_wqe_cnt - 1)) *
+			      qp->sq_stride, sizeof(ctrl));
+		mlx_hw_sq_free_slot(qp);
+		mlx_hw_send_cqe(qp, le64_to_cpu(ctrl.wr_id), ctrl.opcode,
+				MLX_HW_WC_WR_FLUSH_ERR, 0);
+		did = true;
+	}
+	req->fetch_idx = req->send_idx = qp->sq_ci;
+	return did;
+}
+
+/* ---------------- responses ---------------- */
+
+/* The response being matched, and what the states found out. */
+struct mlx_hw_comp_ctx {
+	struct sk_buff *skb;		/* the response */
+	struct mlx_hw_pkt *pkt;		/* its cb */
+	struct mlx_hw_swqe *w;		/* the WQE it concerns */
+	u32 retry_psn;			/* RETRY / RNR_RETRY: send again from */
+};
+
+/* The oldest WQE not done, or NULL. */
+static struct mlx_hw_swqe *mlx_hw_comp_oldest(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_swqe *w;
+	u32 idx;
+
+	for (idx = qp->sq_ci; idx != qp->req.fetch_idx; idx++) {
+		w = mlx_hw_swqe(qp, idx);
+		if (!w->done)
+			return w;
+	}
+	return NULL;
+}
+
+/* Progress: the retry counts start over, the ACK timer runs anew. */
+static void mlx_hw_comp_progress(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_comp *comp = &qp->comp;
+
+	comp->retries = 0;
+	comp->rnr_retries = 0;
+	if (mlx_hw_psn_diff(qp->req.psn_max, comp->psn) > 0) {
+		comp->timeout_at = ktime_get_ns() +
+				   mlx_hw_ack_timeout_ns(qp->timeout);
+		mlx_hw_qp_arm_timer(qp, comp->timeout_at);
+	} else {
+		comp->timeout_at = 0;
+		mlx_hw_qp_disarm_timer(qp);
+	}
+}
+
+/*
+ * Retires the SEND and WRITE WQEs an acknowledgement of PSN @a covers
+ * (IBA 9.7.5.1.2, coalesced ACKs), advancing comp.psn also within a
+ * message.  Stops at a READ or atomic: only its own response retires it.
+ */
+static void mlx_hw_comp_ack_upto(struct mlx_hw_qp *qp, u32 a)
+{
+	struct mlx_hw_comp *comp = &qp->comp;
+	bool progress = false;
+	struct mlx_hw_swqe *w;
+	u32 idx, last;
+
+	for (idx = qp->sq_ci; idx != qp->req.fetch_idx; idx++) {
+		w = mlx_hw_swqe(qp, idx);
+		if (w->done)
+			continue;
+		if (!w->npsn || mlx_hw_swqe_rd_atomic(w) ||
+		    mlx_hw_psn_diff(w->first_psn, a) > 0)
+			break;
+		last = mlx_hw_psn_add(w->first_psn, w->npsn - 1);
+		if (mlx_hw_psn_diff(last, a) > 0) {
+			comp->psn = mlx_hw_psn_add(a, 1);	/* within it */
+			progress = true;
+			break;
+		}
+		w->done = true;
+		comp->psn = mlx_hw_psn_add(last, 1);
+		progress = true;
+	}
+	if (progress)
+		mlx_hw_comp_progress(qp);
+}
+
+static enum mlx_hw_comp_state mlx_hw_comp_get_wqe(struct mlx_hw_qp *qp,
+						  struct mlx_hw_comp_ctx *c)
+{
+	c->w = mlx_hw_comp_oldest(qp);
+	/* Nothing outstanding: a late or stray response. */
+	if (!c->w || !c->w->npsn ||
+	    mlx_hw_psn_diff(c->w->first_psn, qp->req.psn_max) >= 0)
+		return MLX_HW_COMP_DONE;
+	return MLX_HW_COMP_CHECK_PSN;
+}
+
+static enum mlx_hw_comp_state mlx_hw_comp_check_psn(struct mlx_hw_qp *qp,
+						    struct mlx_hw_comp_ctx *c)
+{
+	u32 p = c->pkt->psn;
+
+	/* Older than what is acknowledged, or for a PSN never sent. */
+	if (mlx_hw_psn_diff(p, qp->comp.psn) < 0 ||
+	    mlx_hw_psn_diff(p, qp->req.psn_max) >= 0)
+		return MLX_HW_COMP_DONE;
+	if (!(c->pkt->mask & (MLX_HW_M_READ_RESP | MLX_HW_M_ATOMIC_ACK)))
+		return MLX_HW_COMP_CHECK_ACK;
+	/* A READ response or atomic ACK implicitly acknowledges all before. */
+	mlx_hw_comp_ack_upto(qp, mlx_hw_psn_add(p, MLX_HW_PSN_MASK));
+	c->w = mlx_hw_comp_oldest(qp);
+	if (!c->w || !mlx_hw_swqe_rd_atomic(c->w) ||
+	    mlx_hw_psn_diff(p, c->w->first_psn) < 0 ||
+	    mlx_hw_psn_diff(p, c->w->first_psn) >= (int)c->w->npsn)
+		return MLX_HW_COMP_DONE;
+	/* Responses went missing before this one: ask again. */
+	if (p != qp->comp.psn) {
+		c->retry_psn = qp->comp.psn;
+		return MLX_HW_COMP_RETRY;
+	}
+	return MLX_HW_COMP_CHECK_ACK;
+}
+
+/* The WQE the NAK of @p concerns, the ones before it acknowledged. */
+static struct mlx_hw_swqe *mlx_hw_comp_nak_wqe(struct mlx_hw_qp *qp, u32 p)
+{
+	mlx_hw_comp_ack_upto(qp, mlx_hw_psn_add(p, MLX_HW_PSN_MASK));
+	return mlx_hw_comp_oldest(qp);
+}
+
+static enum mlx_hw_comp_state mlx_hw_comp_check_ack(struct mlx_hw_qp *qp,
+						    struct mlx_hw_comp_ctx *c)
+{
+	u32 mask = c->pkt->mask, p = c->pkt->psn;
+	u8 syndrome;
+
+	if (mask & MLX_HW_M_READ_RESP)
+		return c->w->opcode == MLX_HW_OP_RDMA_READ ? MLX_HW_COMP_READ :
+							     MLX_HW_COMP_DONE;
+	if (mask & MLX_HW_M_ATOMIC_ACK)
+		return c->w->opcode != MLX_HW_OP_RDMA_READ &&
+		       p == c->w->first_psn ? MLX_HW_COMP_ATOMIC :
+					      MLX_HW_COMP_DONE;
+	syndrome = mlx_hw_aeth_syndrome(mlx_hw_pkt_hdr(c->skb, MLX_HW_AETH));
+	switch (syndrome & MLX_HW_AETH_TYPE_MASK) {
+	case MLX_HW_AETH_ACK:
+		return MLX_HW_COMP_WRITE_SEND;
+	case MLX_HW_AETH_RNR_NAK:
+		c->w = mlx_hw_comp_nak_wqe(qp, p);
+		c->retry_psn = p;
+		return c->w ? MLX_HW_COMP_RNR_RETRY : MLX_HW_COMP_DONE;
+	case MLX_HW_AETH_NAK:
+		break;
+	default:
+		return MLX_HW_COMP_DONE;	/* reserved syndrome */
+	}
+	c->w = mlx_hw_comp_nak_wqe(qp, p);
+	if (!c->w)
+		return MLX_HW_COMP_DONE;
+	switch (syndrome & MLX_HW_AETH_VALUE_MASK) {
+	case MLX_HW_NAK_PSN_SEQ:
+		mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_SEQ_NAKS_RCVD, 1);
+		c->retry_psn = p;
+		return MLX_HW_COMP_RETRY;
+	case MLX_HW_NAK_REM_ACCESS:
+		qp->comp.status = MLX_HW_WC_REM_ACCESS_ERR;
+		break;
+	case MLX_HW_NAK_REM_OP:
+		qp->comp.status = MLX_HW_WC_REM_OP_ERR;
+		break;
+	default:	/* invalid request, invalid RD request */
+		qp->comp.status = MLX_HW_WC_REM_INV_REQ_ERR;
+		break;
+	}
+	return MLX_HW_COMP_ERROR;
+}
+
+/*
+ * Resolves the local data of @w into comp.sgl for writing (READ data,
+ * atomic result) and places a cursor @off bytes in.  0 or -EACCES.
+ */
+static int mlx_hw_comp_local(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
+			     u32 off, struct mlx_hw_cursor *cur)
+{
+	struct mlx_hw_sgl *sgl = &qp->comp.sgl;
+	u32 i;
+
+	mlx_hw_sgl_init(sgl);
+	for (i = 0; i < w->nsge; i++)
+		if (mlx_hw_sgl_add(to_mdev(qp->ibx.dev), to_mpd(qp->ibx.pd),
+				   sgl, w->sge[i].lkey, w->sge[i].addr,
+				   w->sge[i].len, IB_UVERBS_ACCESS_LOCAL_WRITE))
+			return -EACCES;
+	mlx_hw_cursor_init(cur, sgl);
+	mlx_hw_cursor_skip(cur, off);
+	return 0;
+}
+
+/* READ response data goes to its place in the WQE's local buffers. */
+static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
+					       struct mlx_hw_comp_ctx *c)
+{
+	struct mlx_hw_pkt *pkt = c->pkt;
+	struct mlx_hw_swqe *w = c->w;
+	u32 off = mlx_hw_psn_diff(pkt->psn, w->first_psn) * qp->mtu;
+	struct mlx_hw_cursor cur;
+	int err;
+
+	/* Full-MTU packets but the last, which ends the message exactly. */
+	if (off + pkt->paylen > w->length ||
+	    (!(pkt->mask & MLX_HW_M_LAST) && pkt->paylen != qp->mtu) ||
+	    ((pkt->mask & MLX_HW_M_LAST) && off + pkt->paylen != w->length)) {
+		qp->comp.status = MLX_HW_WC_BAD_RESP_ERR;
+		return MLX_HW_COMP_ERROR;
+	}
+	err = mlx_hw_comp_local(qp, w, off, &cur);
+	if (!err && pkt->paylen)
+		err = mlx_hw_copy_from_skb(&cur, c->skb, pkt->hdrlen,
+					   pkt->paylen);
+	mlx_hw_sgl_release(&qp->comp.sgl);
+	if (err) {
+		qp->comp.status = MLX_HW_WC_LOC_PROT_ERR;
+		return MLX_HW_COMP_ERROR;
+	}
+	qp->comp.psn = mlx_hw_psn_add(pkt->psn, 1);
+	mlx_hw_comp_progress(qp);
+	return (pkt->mask & MLX_HW_M_LAST) ? MLX_HW_COMP_WQE_DONE :
+					     MLX_HW_COMP_DONE;
+}
+
+/* An atomic ACK: the original remote value, host order, to the buffer. */
+static enum mlx_hw_comp_state mlx_hw_comp_atomic(struct mlx_hw_qp *qp,
+						 struct mlx_hw_comp_ctx *c)
+{
+	u64 orig = mlx_hw_atmack_orig(mlx_hw_pkt_hdr(c->skb, MLX_HW_ATMACK));
+	struct mlx_hw_cursor cur;
+	int err;
+
+	err = mlx_hw_comp_local(qp, c->w, 0, &cur);
+	if (!err)
+		err = mlx_hw_copy_from_kbuf(&cur, &orig, sizeof(orig));
+	mlx_hw_sgl_release(&qp->comp.sgl);
+	if (err) {
+		qp->comp.status = MLX_HW_WC_LOC_PROT_ERR;
+		return MLX_HW_COMP_ERROR;
+	}
+	qp->comp.psn = mlx_hw_psn_add(c->pkt->psn, 1);
+	mlx_hw_comp_progress(qp);
+	return MLX_HW_COMP_WQE_DONE;
+}
+
+/*
+ * An ACK: SEND and WRITE WQEs up to its PSN are done.  If it covers a READ
+ * or atomic whose response never came, that response was lost: ask again
+ * (IBA 9.7.5.1.3, implied NAK).
+ */
+static enum mlx_hw_comp_state mlx_hw_comp_write_send(struct mlx_hw_qp *qp,
+						     struct mlx_hw_comp_ctx *c)
+{
+	struct mlx_hw_swqe *w;
+
+	mlx_hw_comp_ack_upto(qp, c->pkt->psn);
+	w = mlx_hw_comp_oldest(qp);
+	if (w && mlx_hw_swqe_rd_atomic(w) &&
+	    mlx_hw_psn_diff(w->first_psn, c->pkt->psn) <= 0 &&
+	    mlx_hw_psn_diff(w->first_psn, qp->req.psn_max) < 0) {
+		c->retry_psn = qp->comp.psn;
+		return MLX_HW_COMP_RETRY;
+	}
+	return MLX_HW_COMP_DONE;
+}
+
+static enum mlx_hw_comp_state mlx_hw_comp_retry(struct mlx_hw_qp *qp,
+						struct mlx_hw_comp_ctx *c)
+{
+	struct mlx_hw_comp *comp = &qp->comp;
+
+	mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_RETRANSMITS, 1);
+	if (++comp->retries > qp->retry_cnt) {
+		c->w = mlx_hw_comp_oldest(qp);
+		comp->status = MLX_HW_WC_RETRY_EXC_ERR;
+		return c->w ? MLX_HW_COMP_ERROR : MLX_HW_COMP_DONE;
+	}
+	mlx_hw_req_rewind(qp, c->retry_psn);
+	return MLX_HW_COMP_DONE;
+}
+
+static enum mlx_hw_comp_state mlx_hw_comp_rnr_retry(struct mlx_hw_qp *qp,
+						    struct mlx_hw_comp_ctx *c)
+{
+	struct mlx_hw_comp *comp = &qp->comp;
+	u8 timer = mlx_hw_aeth_syndrome(mlx_hw_pkt_hdr(c->skb, MLX_HW_AETH)) &
+		   MLX_HW_AETH_VALUE_MASK;
+
+	mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_RNR_NAKS_RCVD, 1);
+	/* rnr_retry 7 means retry forever (IBA 9.7.5.2.8). */
+	if (qp->rnr_retry != 7 && ++comp->rnr_retries > qp->rnr_retry) {
+		comp->status = MLX_HW_WC_RNR_RETRY_EXC_ERR;
+		return MLX_HW_COMP_ERROR;
+	}
+	mlx_hw_req_rewind(qp, c->retry_psn);
+	qp->req.wait_until = ktime_get_ns() +
+			     (u64)mlx_hw_rnr_timer_us100[timer] * NSEC_PER_USEC /
+			     100;
+	mlx_hw_qp_arm_timer(qp, qp->req.wait_until);
+	return MLX_HW_COMP_DONE;
+}
+
+/* Matches one response against the window (the state machine). */
+static void mlx_hw_comp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
+{
+	struct mlx_hw_comp_ctx c = { .skb = skb, .pkt = mlx_hw_pkt(skb) };
+	enum mlx_hw_comp_state state = MLX_HW_COMP_GET_WQE;
+
+	for (;;) {
+		mlx_hw_qp_dbg(qp, "comp %s psn %u comp.psn %u\n",
+			      mlx_hw_comp_state_names[state], c.pkt->psn,
+			      qp->comp.psn);
+		switch (state) {
+		case MLX_HW_COMP_GET_WQE:
+			state = mlx_hw_comp_get_wqe(qp, &c);
+			break;
+		case MLX_HW_COMP_CHECK_PSN:
+			state = mlx_hw_comp_check_psn(qp, &c);
+			break;
+		case MLX_HW_COMP_CHECK_ACK:
+			state = mlx_hw_comp_check_ack(qp, &c);
+			break;
+		case MLX_HW_COMP_READ:
+			state = mlx_hw_comp_read(qp, &c);
+			break;
+		case MLX_HW_COMP_ATOMIC:
+			state = mlx_hw_comp_atomic(qp, &c);
+			break;
+		case MLX_HW_COMP_WRITE_SEND:
+			state = mlx_hw_comp_write_send(qp, &c);
+			break;
+		case MLX_HW_COMP_WQE_DONE:
+			c.w->done = true;
+			state = MLX_HW_COMP_DONE;
+			break;
+		case MLX_HW_COMP_RETRY:
+			state = mlx_hw_comp_retry(qp, &c);
+			break;
+		case MLX_HW_COMP_RNR_RETRY:
+			state = mlx_hw_comp_rnr_retry(qp, &c);
+			break;
+		case MLX_HW_COMP_ERROR:
+			c.w->status = qp->comp.status;
+			c.w->done = true;
+			state = MLX_HW_COMP_DONE;
+			break;
+		default:
+			qp->comp.state = state;
+			consume_skb(skb);
+			return;
+		}
+	}
+}
+
+/* No response in time (IBA 9.7.6.1.3): send again from the oldest PSN. */
+static void mlx_hw_comp_timeout(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_comp_ctx c = {};
+	struct mlx_hw_comp *comp = &qp->comp;
+
+	if (!comp->timeout_at)
+		return;
+	/* The timer may have fired for an earlier deadline: set it again. */
+	if (ktime_get_ns() < comp->timeout_at) {
+		mlx_hw_qp_arm_timer(qp, comp->timeout_at);
+		return;
+	}
+	comp->timeout_at = 0;
+	if (mlx_hw_psn_diff(qp->req.psn_max, comp->psn) <= 0)
+		return;
+	mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_ACK_TIMEOUTS, 1);
+	c.retry_psn = comp->psn;
+	if (mlx_hw_comp_retry(qp, &c) == MLX_HW_COMP_ERROR) {
+		c.w->status = comp->status;
+		c.w->done = true;
+	}
+}
+
+/*
+ * Runs the completer: the responses that arrived, the ACK timer, and the
+ * completion of what is done; send_lock held, QP in RTS or SQD.
+ */
+void mlx_hw_completer(struct mlx_hw_qp *qp)
+{
+	unsigned int budget = MLX_HW_PKT_BUDGET;
+	struct sk_buff *skb;
+
+	while (budget && (skb = skb_dequeue(&qp->comp_pkts))) {
+		mlx_hw_comp_packet(qp, skb);
+		budget--;
+	}
+	if (!budget && !skb_queue_empty(&qp->comp_pkts))
+		mlx_hw_qp_schedule(qp);
+	mlx_hw_comp_timeout(qp);
+	mlx_hw_comp_advance(qp);
+}

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cq.c - completion queues (docs/prm.md 6): the ring and its region,
+ * resizing, and what the device does with it: writing CQEs with the owner
+ * bit, overrun detection, and the arm word that turns a completion into an
+ * event on the completion channel.
+ */
+#include <linux/log2.h>
+#include "mlx_hw.h"
+
+/* Processes a new arm word, if any; cq->lock held.  True: fire now. */
+static bool mlx_hw_cq_arm_locked(struct mlx_hw_cq *cq)
+{
+	u32 arm = le32_to_cpu(READ_ONCE(cq->db->arm));
+	u32 sn = arm >> MLX_HW_CQ_ARM_SN_SHIFT;
+	u8 cmd = arm & (MLX_HW_CQ_ARM_NEXT | MLX_HW_CQ_ARM_SOLICITED);
+
+	if (sn == cq->arm_sn)
+		return false;
+	cq->arm_sn = sn;
+	if (!cmd)
+		return false;
+	cq->armed = cmd;
+	/* CQEs the consumer has not polled yet: report them at once. */
+	if (cq->pi != le32_to_cpu(READ_ONCE(cq->db->ci))) {
+		cq->armed = 0;
+		return true;
+	}
+	return false;
+}
+
+void mlx_hw_cq_check_arm(struct mlx_hw_cq *cq)
+{
+	bool fire;
+
+	spin_lock_bh(&cq->lock);
+	fire = mlx_hw_cq_arm_locked(cq);
+	spin_unlock_bh(&cq->lock);
+	if (fire)
+		ibx_cq_completion(&cq->ibx);
+}
+
+/*
+ * Writes one CQE (all fields but owner taken from @in).  Returns
+ * -EOVERFLOW if the CQ is (or just became) in error.
+ */
+int mlx_hw_cq_post(struct mlx_hw_cq *cq, const struct mlx_hw_cqe *in,
+		   bool solicited)
+{
+	struct mlx_hw_cqe *slot;
+	bool fire, overrun = false;
+	u32 ci;
+
+	spin_lock_bh(&cq->lock);
+	if (cq->error) {
+		spin_unlock_bh(&cq->lock);
+		return -EOVERFLOW;
+	}
+	ci = le32_to_cpu(READ_ONCE(cq->db->ci));
+	if (cq->pi - ci >= cq->entries) {
+		cq->error = true;
+		overrun = true;
+		spin_unlock_bh(&cq->lock);
+		ibx_cq_event(&cq->ibx, IBX_EVENT_CQ_ERR);
+		return -EOVERFLOW;
+	}
+	slot = &cq->ring[cq->pi & (cq->entries - 1)];
+	memcpy(slot, in, offsetof(struct mlx_hw_cqe, owner));
+	/* The CQE body must be visible before the owner byte validates it. */
+	smp_wmb();
+	WRITE_ONCE(slot->owner, 1 ^ ((cq->pi >> cq->log_entries) & 1));
+	cq->pi++;
+	WRITE_ONCE(cq->db->pi, cpu_to_le32(cq->pi));
+	/*
+	 * The CQE store must precede the arm word load: if the consumer's
+	 * new arm is missed here, the scan sees it later with pi != ci.
+	 */
+	smp_mb();
+	fire = mlx_hw_cq_arm_locked(cq);
+	if (!fire && cq->armed &&
+	    (cq->armed == MLX_HW_CQ_ARM_NEXT || solicited || in->status)) {
+		cq->armed = 0;
+		fire = true;
+	}
+	spin_unlock_bh(&cq->lock);
+	if (fire)
+		ibx_cq_completion(&cq->ibx);
+	return overrun ? -EOVERFLOW : 0;
+}
+
+int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
+		     struct ibx_udata *udata)
+{
+	struct mlx_hw_dev *dev = to_mdev(ibcq->dev);
+	struct mlx_hw_cq *cq = to_mcq(ibcq);
+	struct mlx_hw_create_cq_resp resp = {};
+	u32 cqn;
+	int err;
+
+	if (!ibcq->uctx || attr->cqe < 1 || attr->cqe > MLX_HW_MAX_CQE ||
+	    attr->flags)
+		return -EINVAL;
+	cq->entries = roundup_pow_of_two(attr->cqe);
+	cq->log_entries = ilog2(cq->entries);
+	spin_lock_init(&cq->lock);
+	mlx_hw_obj_init(&cq->obj);
+
+	cq->region = mlx_hw_region_alloc(MLX_HW_DB_PAGE +
+					 (size_t)cq->entries * sizeof(struct mlx_hw_cqe),
+					 false);
+	if (!cq->region)
+		return -ENOMEM;
+	cq->db = cq->region->vaddr;
+	cq->ring = cq->region->vaddr + MLX_HW_DB_PAGE;
+
+	err = mlx_hw_mmap_insert(to_muctx(ibcq->uctx), cq->region,
+				 &cq->mmap_key);
+	if (err)
+		goto err_region;
+	err = xa_alloc_cyclic(&dev->cq_xa, &cqn, NULL,
+			      XA_LIMIT(1, MLX_HW_MAX_CQ), &dev->cq_next,
+			      GFP_KERNEL);
+	if (err < 0) {
+		err = err == -EBUSY ? -ENOMEM : err;
+		goto err_mmap;
+	}
+	cq->cqn = cqn;
+
+	resp.mmap_key = cq->mmap_key;
+	resp.mmap_len = cq->region->size;
+	resp.cqn = cq->cqn;
+	resp.ring_offset = MLX_HW_DB_PAGE;
+	resp.entries = cq->entries;
+	err = ibx_udata_copy_to(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_xa;
+	ibcq->cqe = cq->entries;
+	/* Published last: from now on the engine scans its arm word. */
+	xa_store(&dev->cq_xa, cq->cqn, cq, GFP_KERNEL);
+	return 0;
+
+err_xa:
+	xa_erase(&dev->cq_xa, cq->cqn);
+err_mmap:
+	mlx_hw_mmap_remove(to_muctx(ibcq->uctx), cq->mmap_key);
+err_region:
+	mlx_hw_region_put(cq->region);
+	return err;
+}
+
+void mlx_hw_destroy_cq(struct ibx_cq *ibcq)
+{
+	struct mlx_hw_dev *dev = to_mdev(ibcq->dev);
+	struct mlx_hw_cq *cq = to_mcq(ibcq);
+
+	xa_erase(&dev->cq_xa, cq->cqn);
+	mlx_hw_obj_drain(&cq->obj);
+	mlx_hw_mmap_remove(to_muctx(ibcq->uctx), cq->mmap_key);
+	mlx_hw_region_put(cq->region);
+}
+
+/*
+ * RESIZE_CQ (docs/prm.md, "Resizing a CQ").  The engine produces CQEs only
+ * under cq->lock, so switching region, ring and doorbell record under it
+ * is atomic for the engine: a CQE lands either in the old ring before the
+ * copy or in the new one after.  The provider holds its CQ lock across the
+ * command (nothing polls or arms meanwhile) and switches to the new region
+ * the response names; the old one lives on until it unmaps it.
+ */
+int mlx_hw_resize_cq(struct ibx_cq *ibcq, int cqe, struct ibx_udata *udata)
+{
+	struct mlx_hw_cq *cq = to_mcq(ibcq);
+	struct mlx_hw_ucontext *uctx = to_muctx(ibcq->uctx);
+	struct mlx_hw_resize_cq_resp resp = {};
+	struct mlx_hw_region *region, *old_region;
+	u32 entries, n, i, ci;
+	struct mlx_hw_cq_db *db;
+	struct mlx_hw_cqe *ring;
+	u64 key, old_key;
+	int err;
+
+	if (cqe < 1 || cqe > MLX_HW_MAX_CQE)
+		return -EINVAL;
+	/* Without the new region's key the provider could not follow. */
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+	entries = roundup_pow_of_two(cqe);
+	region = mlx_hw_region_alloc(MLX_HW_DB_PAGE +
+				     (size_t)entries * sizeof(*ring), false);
+	if (!region)
+		return -ENOMEM;
+	db = region->vaddr;
+	ring = region->vaddr + MLX_HW_DB_PAGE;
+	err = mlx_hw_mmap_insert(uctx, region, &key);
+	if (err)
+		goto err_region;
+	/* Told before the switch: a failed copy leaves the CQ as it was. */
+	resp.mmap_key = key;
+	resp.mmap_len = region->size;
+	resp.ring_offset = MLX_HW_DB_PAGE;
+	resp.entries = entries;
+	err = ibx_udata_copy_to(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_mmap;
+
+	spin_lock_bh(&cq->lock);
+	ci = le32_to_cpu(READ_ONCE(cq->db->ci));
+	n = cq->pi - ci;
+	/* Fewer entries than completions waiting (or a bogus ci). */
+	if (n > (u32)cqe || n > cq->entries) {
+		spin_unlock_bh(&cq->lock);
+		err = -EINVAL;
+		goto err_mmap;
+	}
+	for (i = 0; i < n; i++) {
+		memcpy(&ring[i], &cq->ring[(ci + i) & (cq->entries - 1)],
+		       offsetof(struct mlx_hw_cqe, owner));
+		/* Index i of a fresh ring is in pass 0: owner 1. */
+		ring[i].owner = 1;
+	}
+	db->arm = cq->db->arm;
+	db->pi = cpu_to_le32(n);
+	old_region = cq->region;
+	old_key = cq->mmap_key;
+	cq->region = region;
+	cq->mmap_key = key;
+	cq->db = db;
+	cq->ring = ring;
+	cq->entries = entries;
+	cq->log_entries = ilog2(entries);
+	cq->pi = n;
+	spin_unlock_bh(&cq->lock);
+
+	ibcq->cqe = entries;
+	mlx_hw_mmap_remove(uctx, old_key);
+	mlx_hw_region_put(old_region);
+	return 0;
+
+err_mmap:
+	mlx_hw_mmap_remove(uctx, key);
+err_region:
+	mlx_hw_region_put(region);
+	return err;
+}
+
+/* The REQ_NOTIFY_CQ command: same as an arm word with a new sn. */
+int mlx_hw_req_notify_cq(struct ibx_cq *ibcq, bool solicited_only)
+{
+	struct mlx_hw_cq *cq = to_mcq(ibcq);
+	bool fire;
+
+	spin_lock_bh(&cq->lock);
+	cq->armed = solicited_only ? MLX_HW_CQ_ARM_SOLICITED :
+				     MLX_HW_CQ_ARM_NEXT;
+	fire = cq->pi != le32_to_cpu(READ_ONCE(cq->db->ci));
+	if (fire)
+		cq->armed = 0;
+	spin_unlock_bh(&cq->lock);
+	if (fire)
+		ibx_cq_completion(&cq->ibx);
+	return 0;
+}
+

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * qp.c - queue pairs: ring geometry (docs/prm.md 4-5) and the region, the
+ * send window, the attribute copy and address vector the data path works
+ * from, the state changes the device makes on its own (ERR), and the
+ * per-QP timer (ACK timeout, RNR wait, congestion back-off).
+ */
+#include <linux/etherdevice.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include "mlx_hw.h"
+
+#define MLX_HW_UD_HDR	(sizeof(struct mlx_hw_wqe_ctrl) + \
+			 sizeof(struct mlx_hw_wqe_ud))
+/* RC/UC: raddr + atomic, or bind, after ctrl (both 32 bytes). */
+#define MLX_HW_RC_HDR	(sizeof(struct mlx_hw_wqe_ctrl) + 32)
+/* XRC INI: the xrc segment, then as RC. */
+#define MLX_HW_XRC_HDR	(MLX_HW_RC_HDR + sizeof(struct mlx_hw_wqe_xrc))
+
+static_assert(sizeof(struct mlx_hw_wqe_ctrl) == 16);
+static_assert(sizeof(struct mlx_hw_wqe_ud) == 48);
+static_assert(sizeof(struct mlx_hw_wqe_raddr) + sizeof(struct mlx_hw_wqe_atomic) == 32);
+static_assert(sizeof(struct mlx_hw_wqe_bind) == 32);
+static_assert(sizeof(struct mlx_hw_wqe_xrc) == 16);
+static_assert(sizeof(struct mlx_hw_wqe_data) == 16);
+static_assert(sizeof(struct mlx_hw_rwqe) == 16);
+
+struct mlx_hw_qp *mlx_hw_qp_get(struct mlx_hw_dev *dev, u32 qpn)
+{
+	return mlx_hw_xa_get(&dev->qp_xa, qpn, struct mlx_hw_qp);
+}
+
+/* Computes ring geometry from the requested caps (docs/prm.md 4.1, 5). */
+static int mlx_hw_qp_geometry(struct mlx_hw_qp *qp,
+			      struct ibx_qp_init_attr *init, bool has_srq)
+{
+	struct ibx_qp_cap *cap = &init->cap;
+	u32 data, stride;
+
+	if (cap->max_send_wr > MLX_HW_MAX_QP_WR ||
+	    cap->max_send_sge > MLX_HW_MAX_SGE ||
+	    cap->max_inline_data > MLX_HW_MAX_INLINE)
+		return -EINVAL;
+	if (!has_srq && (cap->max_recv_wr > MLX_HW_MAX_QP_WR ||
+			 cap->max_recv_sge > MLX_HW_MAX_SGE))
+		return -EINVAL;
+
+	qp->sq_hdr = init->qp_type == IB_UVERBS_QPT_UD ? MLX_HW_UD_HDR :
+		     init->qp_type == IB_UVERBS_QPT_XRC_INI ? MLX_HW_XRC_HDR :
+							      MLX_HW_RC_HDR;
+	data = max3(cap->max_send_sge * MLX_HW_WQE_SEG,
+		    ALIGN(4 + cap->max_inline_data, MLX_HW_WQE_SEG),
+		    (u32)MLX_HW_WQE_SEG);
+	stride = roundup_pow_of_two(max_t(u32, qp->sq_hdr + data,
+					  MLX_HW_SQ_MIN_STRIDE));
+	if (stride > MLX_HW_SQ_MAX_STRIDE)
+		return -EINVAL;
+	qp->sq_stride = stride;
+	qp->sq_wqe_cnt = roundup_pow_of_two(max_t(u32, cap->max_send_wr, 1));
+	qp->max_send_sge = min_t(u32, MLX_HW_MAX_SGE,
+				 (stride - qp->sq_hdr) / MLX_HW_WQE_SEG);
+	qp->max_inline = min_t(u32, MLX_HW_MAX_INLINE, stride - qp->sq_hdr - 4);
+
+	if (has_srq) {
+		qp->rq_wqe_cnt = 0;
+		qp->rq_stride = 0;
+		qp->max_recv_sge = 0;
+	} else {
+		qp->rq_stride = roundup_pow_of_two(max_t(u32,
+			sizeof(struct mlx_hw_rwqe) +
+			cap->max_recv_sge * MLX_HW_WQE_SEG,
+			MLX_HW_RQ_MIN_STRIDE));
+		qp->rq_wqe_cnt = roundup_pow_of_two(max_t(u32,
+							  cap->max_recv_wr, 1));
+		qp->max_recv_sge = min_t(u32, MLX_HW_MAX_SGE,
+			(qp->rq_stride - sizeof(struct mlx_hw_rwqe)) /
+			MLX_HW_WQE_SEG);
+	}
+
+	cap->max_send_wr = qp->sq_wqe_cnt;
+	cap->max_send_sge = qp->max_send_sge;
+	cap->max_inline_data = qp->max_inline;
+	cap->max_recv_wr = qp->rq_wqe_cnt;
+	cap->max_recv_sge = qp->max_recv_sge;
+	return 0;
+}
+
+/* The timer only puts the QP on the run list; the engine checks why. */
+static enum hrtimer_restart mlx_hw_qp_timer_fn(struct hrtimer *timer)
+{
+	struct mlx_hw_qp *qp = container_of(timer, struct mlx_hw_qp, timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->timer_lock, flags);
+	qp->timer_at = 0;
+	spin_unlock_irqrestore(&qp->timer_lock, flags);
+	mlx_hw_qp_schedule(qp);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Makes the engine run the QP at ktime ns @deadline at the latest.  One
+ * timer serves every deadline: it is moved only earlier, and the service
+ * it triggers arms it again for whatever is still pending.
+ */
+void mlx_hw_qp_arm_timer(struct mlx_hw_qp *qp, u64 deadline)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->timer_lock, flags);
+	if (!qp->timer_at || deadline < qp->timer_at) {
+		qp->timer_at = deadline;
+		hrtimer_start(&qp->timer, ns_to_ktime(deadline),
+			      HRTIMER_MODE_ABS);
+	}
+	spin_unlock_irqrestore(&qp->timer_lock, flags);
+}
+
+/*
+ * Stops the timer when no deadline is left, so that an idle QP costs no
+ * wake-up.  Called from the QP's service, which never runs twice at once,
+ * so no deadline is set meanwhile.
+ */
+void mlx_hw_qp_disarm_timer(struct mlx_hw_qp *qp)
+{
+	unsigned long flags;
+
+	if (qp->comp.timeout_at || qp->req.wait_until || qp->resp.wait_until)
+		return;
+	spin_lock_irqsave(&qp->timer_lock, flags);
+	if (qp->timer_at) {
+		hrtimer_try_to_cancel(&qp->timer);
+		qp->timer_at = 0;
+	}
+	spin_unlock_irqrestore(&qp->timer_lock, flags);
+}
+
+static void mlx_hw_qp_init_common(struct mlx_hw_qp *qp)
+{
+	mlx_hw_obj_init(&qp->obj);
+	mutex_init(&qp->send_lock);
+	mutex_init(&qp->recv_lock);
+	skb_queue_head_init(&qp->resp_pkts);
+	skb_queue_head_init(&qp->comp_pkts);
+	INIT_LIST_HEAD(&qp->run_node);
+	spin_lock_init(&qp->timer_lock);
+	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	qp->timer.function = mlx_hw_qp_timer_fn;
+	qp->state = IBX_QPS_RESET;
+	qp->mtu = 256;
+	qp->resp.res_cnt = 1;
+	mlx_hw_req_reset(qp);
+}
+
+/*
+ * The send window: min(SQ size, MLX_HW_SEND_WINDOW) private WQE copies,
+ * each with room for the QP's SGEs or inline data, and the buffer a WQE
+ * is first copied into.
+ */
+static int mlx_hw_qp_alloc_window(struct mlx_hw_qp *qp)
+{
+	u32 data = max_t(u32, qp->max_send_sge * sizeof(struct mlx_hw_sge),
+			 qp->max_inline);
+
+	qp->win_size = min_t(u32, qp->sq_wqe_cnt, MLX_HW_SEND_WINDOW);
+	qp->swqe_size = ALIGN(sizeof(struct mlx_hw_swqe) + data, 8);
+	qp->window = kvcalloc(qp->win_size, qp->swqe_size, GFP_KERNEL);
+	qp->wqe_buf = kmalloc(qp->sq_stride, GFP_KERNEL);
+	if (!qp->window || !qp->wqe_buf) {
+		kvfree(qp->window);
+		kfree(qp->wqe_buf);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void mlx_hw_qp_free_window(struct mlx_hw_qp *qp)
+{
+	kvfree(qp->window);
+	kfree(qp->wqe_buf);
+}
+
+/*
+ * An XRC TGT QP has no queues and no mapping: only its number and the
+ * responder state.  It still gets a kernel-only doorbell page that stays
+ * zero, so the engine's queue scans find nothing to do on it.
+ */
+static int mlx_hw_create_xrc_tgt(struct mlx_hw_qp *qp,
+				 struct ibx_qp_init_attr *init,
+				 struct ibx_udata *udata)
+{
+	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
+	struct mlx_hw_create_qp_resp resp = {};
+	u32 qpn;
+	int err;
+
+	if (!qp->ibx.xrcd || init->create_flags)
+		return -EINVAL;
+	memset(&init->cap, 0, sizeof(init->cap));
+	mlx_hw_qp_init_common(qp);
+	qp->region = mlx_hw_region_alloc(MLX_HW_DB_PAGE, false);
+	if (!qp->region)
+		return -ENOMEM;
+	qp->db = qp->region->vaddr;
+	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, NULL,
+			      XA_LIMIT(MLX_HW_MIN_QPN, MLX_HW_MAX_QPN),
+			      &dev->qp_next, GFP_KERNEL);
+	if (err < 0) {
+		err = err == -EBUSY ? -ENOMEM : err;
+		goto err_region;
+	}
+	qp->ibx.qp_num = qpn;
+	err = ibx_udata_copy_to(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_xa;
+	/* Published last: loopback senders find it from now on. */
+	xa_store(&dev->qp_xa, qpn, qp, GFP_KERNEL);
+	return 0;
+err_xa:
+	xa_erase(&dev->qp_xa, qpn);
+err_region:
+	mlx_hw_region_put(qp->region);
+	return err;
+}
+
+int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
+		     struct ibx_udata *udata)
+{
+	struct mlx_hw_dev *dev = to_mdev(ibqp->dev);
+	struct mlx_hw_qp *qp = to_mqp(ibqp);
+	struct mlx_hw_create_qp_resp resp = {};
+	size_t sq_size, rq_size;
+	u32 qpn;
+	int err;
+
+	switch (init->qp_type) {
+	case IB_UVERBS_QPT_RC:
+	case IB_UVERBS_QPT_UC:
+	case IB_UVERBS_QPT_UD:
+	case IB_UVERBS_QPT_XRC_INI:
+		if (!ibqp->uctx)
+			return -EINVAL;
+		break;
+	case IB_UVERBS_QPT_XRC_TGT:
+		return mlx_hw_create_xrc_tgt(qp, init, udata);
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	/* An XRC initiator has no receive queue (IBA A14). */
+	err = mlx_hw_qp_geometry(qp, init, ibqp->srq ||
+				 init->qp_type == IB_UVERBS_QPT_XRC_INI);
+	if (err)
+		return err;
+
+	mlx_hw_qp_init_common(qp);
+	err = mlx_hw_qp_alloc_window(qp);
+	if (err)
+		return err;
+	sq_size = (size_t)qp->sq_wqe_cnt * qp->sq_stride;
+	rq_size = (size_t)qp->rq_wqe_cnt * qp->rq_stride;
+	qp->region = mlx_hw_region_alloc(MLX_HW_DB_PAGE + sq_size + rq_size,
+					 false);
+	err = -ENOMEM;
+	if (!qp->region)
+		goto err_buf;
+	qp->db = qp->region->vaddr;
+	qp->sq = qp->region->vaddr + MLX_HW_DB_PAGE;
+	qp->rq = rq_size ? qp->sq + sq_size : NULL;
+
+	err = mlx_hw_mmap_insert(to_muctx(ibqp->uctx), qp->region,
+				 &qp->mmap_key);
+	if (err)
+		goto err_region;
+	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, NULL,
+			      XA_LIMIT(MLX_HW_MIN_QPN, MLX_HW_MAX_QPN),
+			      &dev->qp_next, GFP_KERNEL);
+	if (err < 0) {
+		err = err == -EBUSY ? -ENOMEM : err;
+		goto err_mmap;
+	}
+	ibqp->qp_num = qpn;
+
+	resp.mmap_key = qp->mmap_key;
+	resp.mmap_len = qp->region->size;
+	resp.sq_offset = MLX_HW_DB_PAGE;
+	resp.sq_wqe_cnt = qp->sq_wqe_cnt;
+	resp.sq_stride = qp->sq_stride;
+	resp.rq_offset = MLX_HW_DB_PAGE + sq_size;
+	resp.rq_wqe_cnt = qp->rq_wqe_cnt;
+	resp.rq_stride = qp->rq_stride;
+	resp.max_inline_data = qp->max_inline;
+	err = ibx_udata_copy_to(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_xa;
+	/* Published last: the engine and loopback find it from now on. */
+	xa_store(&dev->qp_xa, qpn, qp, GFP_KERNEL);
+	return 0;
+
+err_xa:
+	xa_erase(&dev->qp_xa, qpn);
+err_mmap:
+	mlx_hw_mmap_remove(to_muctx(ibqp->uctx), qp->mmap_key);
+err_region:
+	mlx_hw_region_put(qp->region);
+err_buf:
+	mlx_hw_qp_free_window(qp);
+	return err;
+}
+
+/* Moves a QP to ERR from the data path; the engine flushes its queues. */
+void mlx_hw_qp_to_err(struct mlx_hw_qp *qp)
+{
+	if (READ_ONCE(qp->state) == IBX_QPS_ERR)
+		return;
+	WRITE_ONCE(qp->state, IBX_QPS_ERR);
+	/* QUERY_QP must report the state the QP is really in. */
+	WRITE_ONCE(qp->ibx.attr.qp_state, IBX_QPS_ERR);
+	mlx_hw_qp_schedule(qp);
+}
+
+/* An error with an affiliated event: ERR, then the event, once. */
+void mlx_hw_qp_fatal(struct mlx_hw_qp *qp, enum ibx_event_type event)
+{
+	if (READ_ONCE(qp->state) == IBX_QPS_ERR)
+		return;
+	mlx_hw_qp_to_err(qp);
+	ibx_qp_event(&qp->ibx, event);
+}
+
+/*
+ * Validates a user producer index against a private consumer index; an
+ * impossible one is a catastrophic error of the QP (docs/prm.md 8).
+ */
+bool mlx_hw_db_ok(struct mlx_hw_qp *qp, u32 pi, u32 ci, u32 cnt)
+{
+	if (pi - ci <= cnt)
+		return true;
+	if (!qp->db_corrupt) {
+		qp->db_corrupt = true;
+		mlx_hw_qp_fatal(qp, IBX_EVENT_QP_FATAL);
+	}
+	return false;
+}
+
+/*
+ * Resolves an address vector: the source GID from the table, IPv4 or
+ * IPv6, whether the destination is a device of this host, and the UDP
+ * source port, from the flow label or, without one, from a hash of the
+ * two QP numbers, as upstream does (so that ECMP spreads connections but
+ * keeps each on one path).  -ENOENT if the source GID is not set: packets
+ * to this vector then have no route.
+ */
+int mlx_hw_av_set(struct mlx_hw_dev *dev, struct mlx_hw_av *av,
+		  u8 sgid_index, const union ibx_gid *dgid, u8 traffic_class,
+		  u8 hop_limit, u32 flow_label, u32 lqpn, u32 rqpn,
+		  const u8 *dmac)
+{
+	u32 fl = flow_label & 0xfffff;
+	u64 h;
+	int err;
+
+	memset(av, 0, sizeof(*av));
+	av->dgid = *dgid;
+	av->traffic_class = traffic_class;
+	av->hop_limit = hop_limit;
+	av->flow_label = fl;
+	if (dmac && !is_multicast_ether_addr(dmac))
+		ether_addr_copy(av->dmac, dmac);
+	err = mlx_hw_dev_get_gid(dev, sgid_index, &av->sgid);
+	av->ipv4 = ipv6_addr_v4mapped((struct in6_addr *)av->sgid.raw) &&
+		   ipv6_addr_v4mapped((struct in6_addr *)dgid->raw);
+	av->loopback = mlx_hw_gid_is_local(dgid);
+	if (!fl) {
+		h = (u64)lqpn * rqpn;
+		h ^= h >> 20;
+		h ^= h >> 40;
+		fl = h & 0xfffff;
+	}
+	/* RoCEv2 source ports are 0xc000..0xffff (IANA dynamic range). */
+	av->sport = 0xc000 | ((fl ^ (fl >> 14)) & 0x3fff);
+	return err;
+}
+
+/* Forgets all transport state; both locks held. */
+static void mlx_hw_qp_reset(struct mlx_hw_qp *qp)
+{
+	mlx_hw_req_reset(qp);
+	mlx_hw_resp_reset(qp);
+	skb_queue_purge(&qp->comp_pkts);
+	qp->comp.timeout_at = 0;
+	qp->comp.retries = 0;
+	qp->comp.rnr_retries = 0;
+	qp->sq_ci = 0;
+	qp->rq_ci = 0;
+	qp->db_corrupt = false;
+	qp->last_wqe_reached = false;
+	memset(qp->db, 0, sizeof(*qp->db));
+}
+
+/* The attributes the data path copies; both locks held. */
+static void mlx_hw_qp_copy_attr(struct mlx_hw_qp *qp,
+				const struct ibx_qp_attr *attr, u32 mask)
+{
+	if (mask & IBX_QP_QKEY)
+		WRITE_ONCE(qp->qkey, attr->qkey);
+	if (mask & IBX_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num & MLX_HW_QPN_MASK;
+	if (mask & IBX_QP_SQ_PSN) {
+		qp->req.next_psn = attr->sq_psn & MLX_HW_PSN_MASK;
+		qp->req.psn_max = qp->req.next_psn;
+		qp->comp.psn = qp->req.next_psn;
+	}
+	if (mask & IBX_QP_RQ_PSN)
+		qp->resp.psn = attr->rq_psn & MLX_HW_PSN_MASK;
+	if (mask & IBX_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags;
+	if (mask & IBX_QP_PATH_MTU)
+		qp->mtu = ibx_mtu_to_bytes(attr->path_mtu);
+	if (mask & IBX_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer & 0x1f;
+	if (mask & IBX_QP_RNR_RETRY)
+		qp->rnr_retry = attr->rnr_retry & 7;
+	if (mask & IBX_QP_RETRY_CNT)
+		qp->retry_cnt = attr->retry_cnt & 7;
+	if (mask & IBX_QP_TIMEOUT)
+		qp->timeout = attr->timeout & 0x1f;
+	if (mask & IBX_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = attr->max_rd_atomic;
+	/* Resources for max_dest_rd_atomic READ/atomics, at least one. */
+	if (mask & IBX_QP_MAX_DEST_RD_ATOMIC)
+		qp->resp.res_cnt = max_t(u32, 1, attr->max_dest_rd_atomic);
+	if (mask & IBX_QP_AV)
+		qp->ah = attr->ah_attr;
+	if (mask & (IBX_QP_AV | IBX_QP_DEST_QPN))
+		mlx_hw_av_set(to_mdev(qp->ibx.dev), &qp->av,
+			      qp->ah.sgid_index, &qp->ah.dgid,
+			      qp->ah.traffic_class, qp->ah.hop_limit,
+			      qp->ah.flow_label, qp->ibx.qp_num, qp->dest_qpn,
+			      NULL);
+}
+
+int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
+		     u32 mask, struct ibx_udata *udata)
+{
+	struct mlx_hw_qp *qp = to_mqp(ibqp);
+	int err = 0;
+
+	if ((mask & IBX_QP_PATH_MTU) &&
+	    (attr->path_mtu < IBX_MTU_256 || attr->path_mtu > IBX_MTU_4096))
+		return -EINVAL;
+	if ((mask & IBX_QP_AV) &&
+	    attr->ah_attr.sgid_index >= IBX_GID_TABLE_LEN)
+		return -EINVAL;
+	if ((mask & IBX_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > MLX_HW_MAX_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IBX_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > MLX_HW_MAX_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IBX_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+
+	mutex_lock(&qp->send_lock);
+	mutex_lock(&qp->recv_lock);
+	/*
+	 * The engine may have moved the QP to ERR after the core checked the
+	 * transition against its copy: from ERR only RESET is legal (IBA
+	 * 10.3.1).
+	 */
+	if ((mask & IBX_QP_STATE) && READ_ONCE(qp->state) == IBX_QPS_ERR &&
+	    attr->qp_state != IBX_QPS_RESET && attr->qp_state != IBX_QPS_ERR) {
+		err = -EINVAL;
+		goto out;
+	}
+	mlx_hw_qp_copy_attr(qp, attr, mask);
+	if (mask & IBX_QP_STATE) {
+		if (attr->qp_state == IBX_QPS_RESET)
+			mlx_hw_qp_reset(qp);
+		if (attr->qp_state == IBX_QPS_RTR)
+			qp->comm_est = false;
+		/* IBA 11.6.3: SQ_DRAINED when the send queue has drained. */
+		qp->sqd_notify = attr->qp_state == IBX_QPS_SQD &&
+				 (mask & IBX_QP_EN_SQD_ASYNC_NOTIFY) &&
+				 attr->en_sqd_async_notify;
+		/*
+		 * ERR (and SQE, which this model treats as ERR): the engine
+		 * flushes the outstanding WQEs once it runs the QP.
+		 */
+		WRITE_ONCE(qp->state, attr->qp_state == IBX_QPS_SQE ?
+				      IBX_QPS_ERR : attr->qp_state);
+	}
+out:
+	mutex_unlock(&qp->recv_lock);
+	mutex_unlock(&qp->send_lock);
+	mlx_hw_qp_schedule(qp);
+	return err;
+}
+
+void mlx_hw_destroy_qp(struct ibx_qp *ibqp)
+{
+	struct mlx_hw_dev *dev = to_mdev(ibqp->dev);
+	struct mlx_hw_qp *qp = to_mqp(ibqp);
+
+	xa_erase(&dev->qp_xa, ibqp->qp_num);
+	/*
+	 * Wait for the engine and packet senders to let go of it; after
+	 * that nothing schedules it (no reference can be taken), so the
+	 * timer can be stopped for good.
+	 */
+	mlx_hw_obj_drain(&qp->obj);
+	hrtimer_cancel(&qp->timer);
+	mutex_lock(&qp->send_lock);
+	mutex_lock(&qp->recv_lock);
+	mlx_hw_qp_reset(qp);
+	mutex_unlock(&qp->recv_lock);
+	mutex_unlock(&qp->send_lock);
+	if (ibqp->uctx)		/* XRC TGT QPs are not mapped */
+		mlx_hw_mmap_remove(to_muctx(ibqp->uctx), qp->mmap_key);
+	mlx_hw_region_put(qp->region);
+	mlx_hw_qp_free_window(qp);
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * recv.c - an arriving packet, from the wire (net.c, through the device's
+ * rx queue) or from loopback, is checked against what the headers say and
+ * against its destination QP, then queued for that QP's responder
+ * (requests) or completer (responses), and the QP is scheduled.  A packet
+ * that fails a check is dropped and counted by the reason (hw_counters
+ * rx_drop_*); nothing here answers the sender: NAKs are the responder's.
+ *
+ * Runs in the engine (process context) or in a loopback sender, under RCU
+ * for the latter's sake, and never sleeps.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/ipv6.h>
+#include "mlx_hw.h"
+
+/* The source and destination GIDs of a packet, from its IP header. */
+void mlx_hw_pkt_gids(struct sk_buff *skb, union ibx_gid *sgid,
+		     union ibx_gid *dgid)
+{
+	if (mlx_hw_pkt(skb)->flags & MLX_HW_PKT_IPV6) {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		if (sgid)
+			memcpy(sgid->raw, &ip6h->saddr, sizeof(sgid->raw));
+		if (dgid)
+			memcpy(dgid->raw, &ip6h->daddr, sizeof(dgid->raw));
+	} else {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		if (sgid)
+			ipv6_addr_set_v4mapped(iph->saddr,
+					       (struct in6_addr *)sgid->raw);
+		if (dgid)
+			ipv6_addr_set_v4mapped(iph->daddr,
+					       (struct in6_addr *)dgid->raw);
+	}
+}
+
+/*
+ * The transport headers on their own (IBA 9.6 "packet checks" up to the
+ * QP): a known opcode, transport version 0, the headers and pad present,
+ * no payload where the opcode has none, and the default P_Key (ours is the
+ * only table entry).  Fills skb->cb and strips the pad.  Returns 0 or the
+ * drop counter.
+ */
+static enum mlx_hw_counter mlx_hw_rcv_check_hdr(struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	const struct mlx_hw_opcode_info *info;
+	unsigned int pad, paylen;
+	const u8 *bth;
+
+	if (!pskb_may_pull(skb, MLX_HW_BTH_LEN))
+		return MLX_HW_CNT_DROP_TRUNCATED;
+	info = &mlx_hw_opcode[mlx_hw_bth_opcode(skb->data)];
+	if (!info->name)
+		return MLX_HW_CNT_DROP_OPCODE;
+	if (mlx_hw_bth_tver(skb->data))
+		return MLX_HW_CNT_DROP_VERSION;
+	if (!pskb_may_pull(skb, info->length))
+		return MLX_HW_CNT_DROP_TRUNCATED;
+	bth = skb->data;
+	pad = mlx_hw_bth_pad(bth);
+	if (skb->len < info->length + pad)
+		return MLX_HW_CNT_DROP_TRUNCATED;
+	paylen = skb->len - info->length - pad;
+	if (paylen > ibx_mtu_to_bytes(IBX_MTU_4096) ||
+	    ((paylen || pad) && !(info->mask & MLX_HW_M_PAYLOAD)))
+		return MLX_HW_CNT_DROP_LENGTH;
+	if ((mlx_hw_bth_pkey(bth) & MLX_HW_PKEY_MASK) !=
+	    (MLX_HW_DEFAULT_PKEY & MLX_HW_PKEY_MASK))
+		return MLX_HW_CNT_DROP_PKEY;
+	if (pad && pskb_trim(skb, skb->len - pad))
+		return MLX_HW_CNT_DROP_TRUNCATED;
+	pkt->opcode = mlx_hw_bth_opcode(bth);
+	pkt->mask = info->mask;
+	pkt->hdrlen = info->length;
+	pkt->paylen = paylen;
+	pkt->psn = mlx_hw_bth_psn(bth);
+	pkt->qpn = mlx_hw_bth_qpn(bth);
+	return 0;
+}
+
+/*
+ * The packet against its QP: a state that takes it (IBA 10.3.1: requests
+ * from RTR on, responses in RTS/SQD), the QP's transport (XRC requests go
+ * to TGT QPs, their responses to INI QPs), the Q_Key of a datagram (IBA
+ * C10-102) and, on a connection, the peer's address.
+ */
+static enum mlx_hw_counter mlx_hw_rcv_check_qp(struct mlx_hw_qp *qp,
+					       struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	u32 type = qp->ibx.qp_type;
+	int state = READ_ONCE(qp->state);
+	union ibx_gid sgid;
+
+	if (state != IBX_QPS_RTS && state != IBX_QPS_SQD &&
+	    !(state == IBX_QPS_RTR && (pkt->mask & MLX_HW_M_REQ)))
+		return MLX_HW_CNT_DROP_STATE;
+	if (MLX_HW_OPC_TRANSPORT(pkt->opcode) != mlx_hw_qp_transport(type) ||
+	    (type == IB_UVERBS_QPT_XRC_INI && (pkt->mask & MLX_HW_M_REQ)) ||
+	    (type == IB_UVERBS_QPT_XRC_TGT && !(pkt->mask & MLX_HW_M_REQ)))
+		return MLX_HW_CNT_DROP_TRANSPORT;
+	if (type == IB_UVERBS_QPT_UD) {
+		if (mlx_hw_deth_qkey(mlx_hw_pkt_hdr(skb, MLX_HW_DETH)) !=
+		    READ_ONCE(qp->qkey))
+			return MLX_HW_CNT_DROP_QKEY;
+		return 0;
+	}
+	mlx_hw_pkt_gids(skb, &sgid, NULL);
+	if (memcmp(&sgid, &qp->av.dgid, sizeof(sgid)))
+		return MLX_HW_CNT_DROP_ADDR;
+	return 0;
+}
+
+/* Queues an accepted packet for its QP's responder or completer. */
+static enum mlx_hw_counter mlx_hw_qp_enqueue(struct mlx_hw_dev *dev,
+					     struct mlx_hw_qp *qp,
+					     struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	bool req = pkt->mask & MLX_HW_M_REQ;
+	struct sk_buff_head *q = req ? &qp->resp_pkts : &qp->comp_pkts;
+	enum mlx_hw_counter kind = MLX_HW_CNT_RX_REQUESTS;
+
+	if (skb_queue_len(q) >= MLX_HW_QP_QUEUE_LEN)
+		return MLX_HW_CNT_DROP_QUEUE_FULL;
+	if (pkt->mask & MLX_HW_M_READ_RESP)
+		kind = MLX_HW_CNT_RX_READ_RESPONSES;
+	else if (!req)
+		kind = MLX_HW_CNT_RX_ACKS;
+	mlx_hw_count(dev, kind, 1);
+	mlx_hw_count(dev, MLX_HW_CNT_RX_PACKETS, 1);
+	mlx_hw_count(dev, MLX_HW_CNT_RX_BYTES, pkt->paylen);
+	mlx_hw_qp_dbg(qp, "rx %s psn %u len %u\n",
+		      mlx_hw_opcode[pkt->opcode].name, pkt->psn, pkt->paylen);
+	skb_queue_tail(q, skb);
+	mlx_hw_qp_schedule(qp);
+	return 0;
+}
+
+/* A datagram to a group goes to each attached QP that takes it. */
+static void mlx_hw_rcv_mcast(struct mlx_hw_dev *dev, struct sk_buff *skb,
+			     const union ibx_gid *mgid)
+{
+	struct mlx_hw_qp *qps[MLX_HW_MAX_MCAST_ATTACH];
+	enum mlx_hw_counter why;
+	struct sk_buff *copy;
+	unsigned int i, n;
+
+	n = mlx_hw_mcast_get_qps(dev, mgid, qps);
+	for (i = 0; i < n; i++) {
+		why = mlx_hw_rcv_check_qp(qps[i], skb);
+		copy = why ? NULL : skb_clone(skb, GFP_ATOMIC);
+		if (copy) {
+			why = mlx_hw_qp_enqueue(dev, qps[i], copy);
+			if (why)
+				kfree_skb(copy);
+		}
+		if (why)
+			mlx_hw_count(dev, why, 1);
+		mlx_hw_qp_put(qps[i]);
+	}
+}
+
+/*
+ * Takes a packet (skb->data at the BTH, its IP header reachable through
+ * the network header, ICRC already checked and removed) for device @dev.
+ * Consumes the packet.
+ */
+void mlx_hw_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	enum mlx_hw_counter why;
+	struct mlx_hw_qp *qp;
+	union ibx_gid dgid;
+
+	why = mlx_hw_rcv_check_hdr(skb);
+	if (why)
+		goto drop;
+	if (pkt->qpn == MLX_HW_MCAST_QPN) {
+		mlx_hw_pkt_gids(skb, NULL, &dgid);
+		if (!(pkt->mask & MLX_HW_M_UD) || !mlx_hw_gid_is_mcast(&dgid)) {
+			why = MLX_HW_CNT_DROP_QPN;
+			goto drop;
+		}
+		mlx_hw_rcv_mcast(dev, skb, &dgid);
+		consume_skb(skb);
+		return;
+	}
+	qp = mlx_hw_qp_get(dev, pkt->qpn);
+	if (!qp) {
+		why = MLX_HW_CNT_DROP_QPN;
+		goto drop;
+	}
+	why = mlx_hw_rcv_check_qp(qp, skb);
+	if (!why)
+		why = mlx_hw_qp_enqueue(dev, qp, skb);
+	mlx_hw_qp_put(qp);
+	if (!why)
+		return;
+drop:
+	mlx_hw_count(dev, why, 1);
+	kfree_skb(skb);
+}
+
+/* Takes the packets the wire queued for @dev; true if there were any. */
+bool mlx_hw_rx_dispatch(struct mlx_hw_dev *dev)
+{
+	unsigned int budget = MLX_HW_PKT_BUDGET * 4;
+	struct sk_buff *skb;
+	bool did = false;
+
+	while (budget-- && (skb = skb_dequeue(&dev->rx_queue))) {
+		mlx_hw_rcv(dev, skb);
+		did = true;
+	}
+	return did;
+}

@@ -1,0 +1,853 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * resp.c - the responder (IBA 9.7.4 and 9.9): it takes the requests queued
+ * on its QP in PSN order and, for each, checks sequence, operation,
+ * resources, length and keys, executes it (receive WQEs from the RQ or an
+ * SRQ, data placement, RDMA WRITE, READ, atomics) and answers: coalesced
+ * ACKs where the requester asked (AckReq), READ response packets, atomic
+ * ACKs, and NAKs.  Duplicates are answered again, a duplicate READ
+ * re-executed and a duplicate atomic answered from its saved result (the
+ * resources of max_dest_rd_atomic).  Runs under qp->recv_lock.
+ *
+ * The receive WQE itself (taking, flushing, its CQE) is in resp_rq.c.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/ktime.h>
+#include "mlx_hw.h"
+#include "resp.h"
+
+static const char *const mlx_hw_resp_state_names[] = {
+	[MLX_HW_RESP_GET_PKT] = "GET_PKT",
+	[MLX_HW_RESP_CHECK_PSN] = "CHECK_PSN",
+	[MLX_HW_RESP_CHECK_OP_SEQ] = "CHECK_OP_SEQ",
+	[MLX_HW_RESP_CHECK_OP_VALID] = "CHECK_OP_VALID",
+	[MLX_HW_RESP_CHECK_RESOURCE] = "CHECK_RESOURCE",
+	[MLX_HW_RESP_CHECK_LENGTH] = "CHECK_LENGTH",
+	[MLX_HW_RESP_CHECK_RKEY] = "CHECK_RKEY",
+	[MLX_HW_RESP_EXECUTE] = "EXECUTE",
+	[MLX_HW_RESP_READ_REPLY] = "READ_REPLY",
+	[MLX_HW_RESP_ATOMIC_REPLY] = "ATOMIC_REPLY",
+	[MLX_HW_RESP_COMPLETE] = "COMPLETE",
+	[MLX_HW_RESP_ACKNOWLEDGE] = "ACKNOWLEDGE",
+	[MLX_HW_RESP_CLEANUP] = "CLEANUP",
+	[MLX_HW_RESP_DUPLICATE] = "DUPLICATE",
+	[MLX_HW_RESP_NAK] = "NAK",
+	[MLX_HW_RESP_DROP] = "DROP",
+	[MLX_HW_RESP_EXIT] = "EXIT",
+};
+static_assert(ARRAY_SIZE(mlx_hw_resp_state_names) == MLX_HW_RESP_NUM_STATES);
+
+/* ---------------- what the responder sends ---------------- */
+
+/* An ACK or NAK (AETH @syndrome) for PSN @psn. */
+static void mlx_hw_resp_send_ack(struct mlx_hw_qp *qp, u8 syndrome, u32 psn)
+{
+	u8 tp = mlx_hw_qp_transport(qp->ibx.qp_type);
+	struct sk_buff *skb;
+
+	skb = mlx_hw_pkt_alloc(qp, &qp->av, tp | MLX_HW_OPC_ACK, 0, false);
+	if (!skb)
+		return;		/* as if lost: the requester times out */
+	mlx_hw_aeth_set(mlx_hw_pkt_hdr(skb, MLX_HW_AETH), syndrome,
+			qp->resp.msn);
+	mlx_hw_pkt_bth(skb, qp, qp->dest_qpn, false, false, psn);
+	mlx_hw_pkt_xmit(qp, &qp->av, skb);
+}
+
+/* Sends the coalesced ACK, if one is due, before any other response. */
+static void mlx_hw_resp_flush_ack(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_resp_side *r = &qp->resp;
+
+	if (!r->ack_pending)
+		return;
+	r->ack_pending = false;
+	mlx_hw_resp_send_ack(qp, MLX_HW_AETH_ACK | MLX_HW_AETH_NO_CREDIT,
+			     r->ack_psn);
+}
+
+static void mlx_hw_resp_send_atomic_ack(struct mlx_hw_qp *qp, u32 psn,
+					u64 orig)
+{
+	u8 tp = mlx_hw_qp_transport(qp->ibx.qp_type);
+	struct sk_buff *skb;
+
+	mlx_hw_resp_flush_ack(qp);
+	skb = mlx_hw_pkt_alloc(qp, &qp->av, tp | MLX_HW_OPC_ATOMIC_ACK, 0,
+			       false);
+	if (!skb)
+		return;
+	mlx_hw_aeth_set(mlx_hw_pkt_hdr(skb, MLX_HW_AETH),
+			MLX_HW_AETH_ACK | MLX_HW_AETH_NO_CREDIT, qp->resp.msn);
+	mlx_hw_atmack_set(mlx_hw_pkt_hdr(skb, MLX_HW_ATMACK), orig);
+	mlx_hw_pkt_bth(skb, qp, qp->dest_qpn, false, false, psn);
+	mlx_hw_pkt_xmit(qp, &qp->av, skb);
+}
+
+/* The opcode of response packet @i of @n (as rxe: resuming = MIDDLE). */
+static u8 mlx_hw_read_resp_opcode(struct mlx_hw_qp *qp, u32 i, u32 n)
+{
+	u8 op;
+
+	if (n == 1)
+		op = MLX_HW_OPC_READ_RESP_ONLY;
+	else if (i == 0)
+		op = MLX_HW_OPC_READ_RESP_FIRST;
+	else if (i == n - 1)
+		op = MLX_HW_OPC_READ_RESP_LAST;
+	else
+		op = MLX_HW_OPC_READ_RESP_MIDDLE;
+	return mlx_hw_qp_transport(qp->ibx.qp_type) | op;
+}
+
+/*
+ * Sends the next READ response packet of resp.read.  Returns 0, -ENOBUFS
+ * (try again later) or -EACCES (the key no longer grants the range).
+ */
+static int mlx_hw_resp_read_pkt(struct mlx_hw_qp *qp, struct mlx_hw_res *res)
+{
+	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
+	u32 n = mlx_hw_psn_diff(res->last_psn, res->first_psn) + 1;
+	u32 i = mlx_hw_psn_diff(res->read.next_psn, res->first_psn);
+	u32 off = i * qp->mtu, len = min(qp->mtu, res->read.length - off);
+	struct mlx_hw_sgl *src = &qp->resp.wr_dst;
+	struct mlx_hw_cursor cur;
+	struct sk_buff *skb;
+	bool zcopy;
+	int err = 0;
+
+	mlx_hw_sgl_init(src);
+	if (len && mlx_hw_sgl_set_remote(dev, qp, src, res->read.rkey,
+					 res->read.va + off, len,
+					 IB_UVERBS_ACCESS_REMOTE_READ))
+		return -EACCES;
+	mlx_hw_cursor_init(&cur, src);
+	zcopy = qp->av.loopback && len && mlx_hw_can_zcopy(&cur, len);
+	skb = mlx_hw_pkt_alloc(qp, &qp->av, mlx_hw_read_resp_opcode(qp, i, n),
+			       len, zcopy);
+	if (!skb) {
+		err = -ENOBUFS;
+		goto out;
+	}
+	if (mlx_hw_pkt(skb)->mask & MLX_HW_M_AETH)
+		mlx_hw_aeth_set(mlx_hw_pkt_hdr(skb, MLX_HW_AETH),
+				MLX_HW_AETH_ACK | MLX_HW_AETH_NO_CREDIT,
+				qp->resp.msn);
+	if (len && mlx_hw_skb_add_data(skb, &cur, len, zcopy)) {
+		kfree_skb(skb);
+		err = -EACCES;
+		goto out;
+	}
+	mlx_hw_pkt_bth(skb, qp, qp->dest_qpn, false, false,
+		       res->read.next_psn);
+	err = mlx_hw_pkt_xmit(qp, &qp->av, skb);
+out:
+	mlx_hw_sgl_release(src);
+	return err;
+}
+
+/*
+ * Sends READ responses within @budget packets.  True when the READ is
+ * answered (or failed), false when it must go on later.
+ */
+static bool mlx_hw_resp_read_burst(struct mlx_hw_qp *qp,
+				   struct mlx_hw_res *res,
+				   unsigned int *budget)
+{
+	struct mlx_hw_resp_side *r = &qp->resp;
+	int err;
+
+	while (*budget) {
+		err = mlx_hw_resp_read_pkt(qp, res);
+		if (err == -ENOBUFS) {
+			r->wait_until = ktime_get_ns() + 50 * NSEC_PER_USEC;
+			mlx_hw_qp_arm_timer(qp, r->wait_until);
+			return false;
+		}
+		if (err) {
+			/* IBA 9.7.5.2.4: the range became inaccessible. */
+			res->read.active = false;
+			r->read = NULL;
+			mlx_hw_resp_send_ack(qp, MLX_HW_AETH_NAK |
+					     MLX_HW_NAK_REM_ACCESS,
+					     res->read.next_psn);
+			mlx_hw_qp_fatal(qp, IBX_EVENT_QP_ACCESS_ERR);
+			return true;
+		}
+		(*budget)--;
+		if (res->read.next_psn == res->last_psn) {
+			res->read.active = false;
+			r->read = NULL;
+			return true;
+		}
+		res->read.next_psn = mlx_hw_psn_add(res->read.next_psn, 1);
+	}
+	return false;
+}
+
+/* The READ responses due, within @budget; see mlx_hw_resp_read_burst(). */
+static bool mlx_hw_resp_read_send(struct mlx_hw_qp *qp, unsigned int *budget)
+{
+	struct mlx_hw_resp_side *r = &qp->resp;
+	struct mlx_hw_res *res = r->read;
+	bool done;
+
+	/* XRC: the R_Key is checked against the PD of the request's SRQ. */
+	if (qp->ibx.qp_type == IB_UVERBS_QPT_XRC_TGT)
+		r->xsrq = mlx_hw_srq_get(to_mdev(qp->ibx.dev),
+					 res->read.xrc_srqn);
+	done = mlx_hw_resp_read_burst(qp, res, budget);
+	mlx_hw_resp_put_xrc_srq(qp);
+	return done;
+}
+
+/* ---------------- checks ---------------- */
+
+/*
+ * A failed request: the NAK state answers @nak_code (RC; UC drops), moves
+ * the QP to ERR with @event, and completes the receive WQE with
+ * @recv_status if nonzero.
+ */
+static enum mlx_hw_resp_state mlx_hw_resp_fail(struct mlx_hw_qp *qp,
+					       u8 nak_code,
+					       enum ibx_event_type event,
+					       u8 recv_status)
+{
+	qp->resp.nak_syndrome = MLX_HW_AETH_NAK | nak_code;
+	qp->resp.nak_fatal = true;
+	qp->resp.event = event;
+	qp->resp.recv_status = recv_status;
+	return MLX_HW_RESP_NAK;
+}
+
+/* RC only: a request the responder cannot take yet (RNR, PSN gap). */
+static enum mlx_hw_resp_state mlx_hw_resp_retry_nak(struct mlx_hw_qp *qp,
+						    u8 syndrome)
+{
+	qp->resp.nak_syndrome = syndrome;
+	qp->resp.nak_fatal = false;
+	qp->resp.recv_status = 0;
+	return MLX_HW_RESP_NAK;
+}
+
+static enum mlx_hw_resp_state mlx_hw_resp_check_psn(struct mlx_hw_qp *qp,
+						    struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	struct mlx_hw_resp_side *r = &qp->resp;
+	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
+	int diff;
+
+	switch (qp->ibx.qp_type) {
+	case IB_UVERBS_QPT_UD:
+		return MLX_HW_RESP_CHECK_RESOURCE;
+	case IB_UVERBS_QPT_UC:
+		/* A gap loses the message in progress (IBA 9.8.2). */
+		if (pkt->psn != r->psn) {
+			mlx_hw_count(dev, MLX_HW_CNT_OUT_OF_SEQ, 1);
+			mlx_hw_resp_abort_msg(qp);
+			if (!(pkt->mask & MLX_HW_M_FIRST))
+				return MLX_HW_RESP_DROP;
+			r->psn = pkt->psn;
+		}
+		return MLX_HW_RESP_CHECK_OP_SEQ;
+	default:
+		break;
+	}
+	diff = mlx_hw_psn_diff(pkt->psn, r->psn);
+	if (diff > 0) {
+		/* IBA 9.7.4.1.2: one NAK per gap, until the retry comes. */
+		mlx_hw_count(dev, MLX_HW_CNT_OUT_OF_SEQ, 1);
+		if (r->nak_sent)
+			return MLX_HW_RESP_DROP;
+		mlx_hw_count(dev, MLX_HW_CNT_SEQ_NAKS_SENT, 1);
+		return mlx_hw_resp_retry_nak(qp, MLX_HW_AETH_NAK |
+					     MLX_HW_NAK_PSN_SEQ);
+	}
+	if (diff < 0) {
+		mlx_hw_count(dev, MLX_HW_CNT_DUPLICATES, 1);
+		return MLX_HW_RESP_DUPLICATE;
+	}
+	r->nak_sent = false;
+	return MLX_HW_RESP_CHECK_OP_SEQ;
+}
+
+/* FIRST opens a message, MIDDLE/LAST continue the one open (IBA 9.7.4.1.3). */
+static enum mlx_hw_resp_state mlx_hw_resp_check_op_seq(struct mlx_hw_qp *qp,
+						       struct sk_buff *skb)
+{
+	struct mlx_hw_resp_side *r = &qp->resp;
+	u32 mask = mlx_hw_pkt(skb)->mask;
+	bool reliable = qp->ibx.qp_type != IB_UVERBS_QPT_UC;
+
+	if (mask & MLX_HW_M_FIRST) {
+		if (r->in_msg) {
+			if (reliable)
+				return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
+							IBX_EVENT_QP_REQ_ERR, 0);
+			mlx_hw_resp_abort_msg(qp);
+		}
+		return MLX_HW_RESP_CHECK_OP_VALID;
+	}
+	if (r->in_msg && r->in_write == !!(mask & MLX_HW_M_WRITE))
+		return MLX_HW_RESP_CHECK_OP_VALID;
+	if (!reliable)
+		return MLX_HW_RESP_DROP;
+	return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ, IBX_EVENT_QP_REQ_ERR,
+				0);
+}
+
+/*
+ * RDMA and atomic requests must be enabled by the QP's access flags; a
+ * request the QP does not support is an invalid request (IBA responder
+ * class C: RC answers an Invalid Request NAK, UC drops it), not an R_Key
+ * violation.  An XRC request must name a usable XRC SRQ (IBA A14).
+ */
+static enum mlx_hw_resp_state mlx_hw_resp_check_op_valid(struct mlx_hw_qp *qp,
+							 struct sk_buff *skb)
+{
+	u32 mask = mlx_hw_pkt(skb)->mask, need = 0;
+
+	if (qp->ibx.qp_type == IB_UVERBS_QPT_XRC_TGT &&
+	    !mlx_hw_resp_xrc_srq(qp, skb))
+		return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
+					IBX_EVENT_QP_REQ_ERR, 0);
+	if (mask & MLX_HW_M_WRITE)
+		need = IB_UVERBS_ACCESS_REMOTE_WRITE;
+	else if (mask & MLX_HW_M_READ)
+		need = IB_UVERBS_ACCESS_REMOTE_READ;
+	else if (mask & MLX_HW_M_ATOMIC)
+		need = IB_UVERBS_ACCESS_REMOTE_ATOMIC;
+	if ((qp->access & need) == need)
+		return MLX_HW_RESP_CHECK_RESOURCE;
+	if (qp->ibx.qp_type == IB_UVERBS_QPT_UC)
+		return MLX_HW_RESP_DROP;
+	return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ, IBX_EVENT_QP_REQ_ERR,
+				0);
+}
+
+/*
+ * The receive WQE a SEND (from its first packet) or a WRITE with immediate
+ * (at its last) consumes; the buffers of a message in progress, again.
+ */
+static enum mlx_hw_resp_state mlx_hw_resp_check_resource(struct mlx_hw_qp *qp,
+							 struct sk_buff *skb)
+{
+	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
+	struct mlx_hw_resp_side *r = &qp->resp;
+	u32 mask = mlx_hw_pkt(skb)->mask;
+	bool reliable = mlx_hw_qp_reliable(qp->ibx.qp_type);
+	int ret;
+
+	if ((mask & MLX_HW_M_SEND) ? (mask & MLX_HW_M_FIRST) :
+	    (mask & MLX_HW_M_RWQE)) {
+		ret = mlx_hw_resp_get_rwqe(qp);
+		if (ret == -EAGAIN) {
+			if (!reliable)
+				return MLX_HW_RESP_DROP;
+			mlx_hw_count(dev, MLX_HW_CNT_RNR_NAKS_SENT, 1);
+			return mlx_hw_resp_retry_nak(qp, MLX_HW_AETH_RNR_NAK |
+						     qp->min_rnr_timer);
+		}
+		if (ret)	/* IBA responder class A: the WQE is bad */
+			return mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_OP,
+						IBX_EVENT_QP_FATAL, ret);
+	}
+	if ((mask & MLX_HW_M_FIRST) || !r->in_msg)
+		return MLX_HW_RESP_CHECK_LENGTH;
+	/* A message in progress: its buffers' MRs are looked up again. */
+	if (!r->in_write && mlx_hw_sgl_unpark(dev, qp, &r->rwqe))
+		return mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_OP,
+					IBX_EVENT_QP_FATAL,
+					MLX_HW_WC_LOC_PROT_ERR);
+	if (r->in_write && mlx_hw_sgl_unpark(dev, qp, &r->wr_dst))
+		return reliable ? mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_ACCESS,
+						   IBX_EVENT_QP_ACCESS_ERR, 0) :
+				  MLX_HW_RESP_DROP;
+	return MLX_HW_RESP_CHECK_LENGTH;
+}
+
+/* Packet sizes a connected message must have (IBA 9.7.4.1.6 / C9-..). */
+static bool mlx_hw_resp_pkt_len_ok(struct mlx_hw_qp *qp,
+				   const struct mlx_hw_pkt *pkt)
+{
+	u32 mask = pkt->mask;
+
+	if (!(mask & (MLX_HW_M_SEND | MLX_HW_M_WRITE)))
+		return true;
+	if ((mask & MLX_HW_M_ONLY) == MLX_HW_M_ONLY)
+		return pkt->paylen <= qp->mtu;
+	if (mask & (MLX_HW_M_FIRST | MLX_HW_M_MIDDLE))
+		return pkt->paylen == qp->mtu;
+	return pkt->paylen && pkt->paylen <= qp->mtu;
+}
+
+static enum mlx_hw_resp_state mlx_hw_resp_check_length(struct mlx_hw_qp *qp,
+						       struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	struct mlx_hw_resp_side *r = &qp->resp;
+	bool reliable = mlx_hw_qp_reliable(qp->ibx.qp_type);
+	u32 off = (pkt->mask & MLX_HW_M_FIRST) ? 0 : r->offset;
+	u64 end = (u64)off + pkt->paylen;
+
+	if (qp->ibx.qp_type == IB_UVERBS_QPT_UD) {
+		if (end + MLX_HW_GRH_LEN > r->rwqe.total)
+			return mlx_hw_resp_too_long(qp);
+		return MLX_HW_RESP_EXECUTE;
+	}
+	if (!mlx_hw_resp_pkt_len_ok(qp, pkt))
+		goto invalid;
+	if (pkt->mask & MLX_HW_M_SEND) {
+		if (end <= r->rwqe.total)
+			return MLX_HW_RESP_CHECK_RKEY;
+		if (!reliable)
+			return mlx_hw_resp_too_long(qp);
+		/* IBA 9.9.3.1.2: the receive buffers are too small. */
+		return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
+					IBX_EVENT_QP_REQ_ERR,
+					MLX_HW_WC_LOC_LEN_ERR);
+	}
+	if (pkt->mask & (MLX_HW_M_WRITE | MLX_HW_M_READ)) {
+		u32 len = (pkt->mask & MLX_HW_M_RETH) ?
+			  mlx_hw_reth_len(mlx_hw_pkt_hdr(skb, MLX_HW_RETH)) :
+			  r->length;
+
+		/* The DMA length bounds the data, and the last packet meets it. */
+		if (len > MLX_HW_MAX_MSG_SZ || end > len ||
+		    ((pkt->mask & MLX_HW_M_WRITE) &&
+		     (pkt->mask & MLX_HW_M_LAST) && end != len))
+			goto invalid;
+	}
+	return MLX_HW_RESP_CHECK_RKEY;
+invalid:
+	if (!reliable)
+		return MLX_HW_RESP_DROP;
+	return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ, IBX_EVENT_QP_REQ_ERR,
+				0);
+}
+
+/* The R_Key of a WRITE (first packet), READ or atomic (IBA 9.7.4.1.5). */
+static enum mlx_hw_resp_state mlx_hw_resp_check_rkey(struct mlx_hw_qp *qp,
+						     struct sk_buff *skb)
+{
+	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
+	struct mlx_hw_resp_side *r = &qp->resp;
+	u32 mask = mlx_hw_pkt(skb)->mask, len = 8, rkey, access;
+	struct mlx_hw_mr *mr;
+	u8 *h;
+	u64 va;
+
+	if (mask & MLX_HW_M_ATMETH) {
+		h = mlx_hw_pkt_hdr(skb, MLX_HW_ATMETH);
+		va = mlx_hw_atmeth_va(h);
+		rkey = mlx_hw_atmeth_rkey(h);
+		access = IB_UVERBS_ACCESS_REMOTE_ATOMIC;
+		/* IBA 9.4.5: the address must be 8-byte aligned. */
+		if (va & 7)
+			return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
+						IBX_EVENT_QP_REQ_ERR, 0);
+	} else if (mask & MLX_HW_M_RETH) {
+		h = mlx_hw_pkt_hdr(skb, MLX_HW_RETH);
+		va = mlx_hw_reth_va(h);
+		rkey = mlx_hw_reth_rkey(h);
+		len = mlx_hw_reth_len(h);
+		access = (mask & MLX_HW_M_WRITE) ? IB_UVERBS_ACCESS_REMOTE_WRITE :
+						   IB_UVERBS_ACCESS_REMOTE_READ;
+		r->length = len;
+		/* A zero-length transfer checks no key (IBA 9.7.4.1.5). */
+		if (!len)
+			return MLX_HW_RESP_EXECUTE;
+	} else {
+		return MLX_HW_RESP_EXECUTE;
+	}
+	if (mask & MLX_HW_M_READ) {
+		/* Checked now; each response packet resolves it again. */
+		mr = (qp->access & access) ?
+		     mlx_hw_rkey_resolve(dev, qp, rkey, va, len, access) : NULL;
+		if (mr)
+			mlx_hw_mr_put(mr);
+	} else {
+		mr = mlx_hw_sgl_set_remote(dev, qp, &r->wr_dst, rkey, va, len,
+					   access) ? NULL : r->wr_dst.seg[0].mr;
+	}
+	if (mr)
+		return MLX_HW_RESP_EXECUTE;
+	if (qp->ibx.qp_type == IB_UVERBS_QPT_UC)
+		return MLX_HW_RESP_DROP;
+	return mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_ACCESS,
+				IBX_EVENT_QP_ACCESS_ERR, 0);
+}
+
+/* ---------------- execution ---------------- */
+
+/* The 40 bytes a UD receive gets in front of the payload: the IP header. */
+static void mlx_hw_resp_grh(struct sk_buff *skb, u8 *grh)
+{
+	memset(grh, 0, MLX_HW_GRH_LEN);
+	if (mlx_hw_pkt(skb)->flags & MLX_HW_PKT_IPV6)
+		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+	else	/* IPv4: in the last 20 bytes, as rxe delivers it */
+		memcpy(grh + 20, ip_hdr(skb), sizeof(struct iphdr));
+}
+
+static enum mlx_hw_resp_state mlx_hw_resp_execute(struct mlx_hw_qp *qp,
+						  struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	struct mlx_hw_resp_side *r = &qp->resp;
+	u8 grh[MLX_HW_GRH_LEN];
+
+	if (pkt->mask & MLX_HW_M_READ)
+		return MLX_HW_RESP_READ_REPLY;
+	if (pkt->mask & MLX_HW_M_ATOMIC)
+		return MLX_HW_RESP_ATOMIC_REPLY;
+	if (pkt->mask & MLX_HW_M_FIRST) {
+		mlx_hw_cursor_init(&r->cur, (pkt->mask & MLX_HW_M_SEND) ?
+					    &r->rwqe : &r->wr_dst);
+		r->offset = 0;
+		r->in_msg = true;
+		r->in_write = pkt->mask & MLX_HW_M_WRITE;
+	}
+	if (qp->ibx.qp_type == IB_UVERBS_QPT_UD) {
+		mlx_hw_resp_grh(skb, grh);
+		if (mlx_hw_copy_from_kbuf(&r->cur, grh, sizeof(grh)))
+			goto fault;
+		r->offset = MLX_HW_GRH_LEN;
+	}
+	if (pkt->paylen && mlx_hw_copy_from_skb(&r->cur, skb, pkt->hdrlen,
+						pkt->paylen))
+		goto fault;
+	r->offset += pkt->paylen;
+	r->psn = mlx_hw_psn_add(r->psn, 1);
+	if (!(pkt->mask & MLX_HW_M_LAST))
+		return MLX_HW_RESP_ACKNOWLEDGE;
+	r->in_msg = false;
+	r->msn = (r->msn + 1) & 0xffffff;
+	if (r->in_write)
+		mlx_hw_sgl_release(&r->wr_dst);
+	return (pkt->mask & MLX_HW_M_RWQE) ? MLX_HW_RESP_COMPLETE :
+					     MLX_HW_RESP_ACKNOWLEDGE;
+fault:
+	/* The pages went away under the message (a deregistration raced). */
+	if (pkt->mask & MLX_HW_M_WRITE)
+		return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
+					IBX_EVENT_QP_REQ_ERR, 0);
+	return mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_OP, IBX_EVENT_QP_FATAL,
+				MLX_HW_WC_LOC_PROT_ERR);
+}
+
+/* The next responder resource, the oldest one overwritten. */
+static struct mlx_hw_res *mlx_hw_resp_new_res(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_resp_side *r = &qp->resp;
+	struct mlx_hw_res *res = &r->res[r->res_next];
+
+	r->res_next = (r->res_next + 1) % r->res_cnt;
+	if (r->read == res)
+		r->read = NULL;
+	return res;
+}
+
+/* A new READ: its resource, then responses from the main loop. */
+static enum mlx_hw_resp_state mlx_hw_resp_read_reply(struct mlx_hw_qp *qp,
+						     struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	struct mlx_hw_resp_side *r = &qp->resp;
+	const u8 *reth = mlx_hw_pkt_hdr(skb, MLX_HW_RETH);
+	struct mlx_hw_res *res = mlx_hw_resp_new_res(qp);
+	u32 len = mlx_hw_reth_len(reth);
+	u32 n = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
+
+	res->type = MLX_HW_RES_READ;
+	res->first_psn = pkt->psn;
+	res->last_psn = mlx_hw_psn_add(pkt->psn, n - 1);
+	res->read.va = mlx_hw_reth_va(reth);
+	res->read.rkey = mlx_hw_reth_rkey(reth);
+	res->read.length = len;
+	res->read.next_psn = pkt->psn;
+	res->read.xrc_srqn = qp->resp.xrc_srqn;
+	res->read.active = true;
+	/* A READ uses one PSN per response packet (IBA 9.7.4.1.4). */
+	r->psn = mlx_hw_psn_add(pkt->psn, n);
+	r->msn = (r->msn + 1) & 0xffffff;
+	mlx_hw_resp_flush_ack(qp);
+	r->read = res;
+	return MLX_HW_RESP_CLEANUP;
+}
+
+static enum mlx_hw_resp_state mlx_hw_resp_atomic_reply(struct mlx_hw_qp *qp,
+						       struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	struct mlx_hw_resp_side *r = &qp->resp;
+	const u8 *h = mlx_hw_pkt_hdr(skb, MLX_HW_ATMETH);
+	struct mlx_hw_res *res;
+	u64 orig;
+	int err;
+
+	err = mlx_hw_atomic(&r->wr_dst.seg[0], pkt->mask & MLX_HW_M_CMPSWP,
+			    mlx_hw_atmeth_swap_add(h), mlx_hw_atmeth_compare(h),
+			    &orig);
+	mlx_hw_sgl_release(&r->wr_dst);
+	if (err)
+		return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
+					IBX_EVENT_QP_REQ_ERR, 0);
+	res = mlx_hw_resp_new_res(qp);
+	res->type = MLX_HW_RES_ATOMIC;
+	res->first_psn = res->last_psn = pkt->psn;
+	res->atomic.orig = orig;
+	r->psn = mlx_hw_psn_add(pkt->psn, 1);
+	r->msn = (r->msn + 1) & 0xffffff;
+	mlx_hw_resp_send_atomic_ack(qp, pkt->psn, orig);
+	return MLX_HW_RESP_CLEANUP;
+}
+
+/* The receive CQE of a SEND or a WRITE with immediate. */
+static enum mlx_hw_resp_state mlx_hw_resp_complete(struct mlx_hw_qp *qp,
+						   struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	struct mlx_hw_resp_side *r = &qp->resp;
+	u8 opcode = MLX_HW_WC_RECV;
+	__be32 imm = 0;
+	u32 flags = 0, inv = 0, src_qp = 0;
+
+	if (pkt->mask & MLX_HW_M_IMMDT) {
+		flags |= MLX_HW_WC_WITH_IMM;
+		imm = mlx_hw_immdt(mlx_hw_pkt_hdr(skb, MLX_HW_IMMDT));
+		if (pkt->mask & MLX_HW_M_WRITE)
+			opcode = MLX_HW_WC_RECV_RDMA_WITH_IMM;
+	}
+	if (pkt->mask & MLX_HW_M_IETH) {
+		inv = mlx_hw_ieth_rkey(mlx_hw_pkt_hdr(skb, MLX_HW_IETH));
+		/* An invalid key is ignored: the CQE still says so. */
+		mlx_hw_invalidate(to_mdev(qp->ibx.dev), mlx_hw_resp_pd(qp), inv);
+		flags |= MLX_HW_WC_WITH_INV;
+	}
+	if (pkt->mask & MLX_HW_M_DETH) {
+		flags |= MLX_HW_WC_GRH;
+		src_qp = mlx_hw_deth_sqpn(mlx_hw_pkt_hdr(skb, MLX_HW_DETH));
+	}
+	mlx_hw_recv_cqe(qp, 0, opcode, r->offset, flags, imm, inv, src_qp,
+			mlx_hw_bth_se(skb->data));
+	return MLX_HW_RESP_ACKNOWLEDGE;
+}
+
+/* ---------------- answers ---------------- */
+
+static enum mlx_hw_resp_state mlx_hw_resp_acknowledge(struct mlx_hw_qp *qp,
+						      struct sk_buff *skb)
+{
+	struct mlx_hw_resp_side *r = &qp->resp;
+
+	/* Coalesced: one ACK for the newest PSN that asked (IBA 9.7.5.1.2). */
+	if (mlx_hw_qp_reliable(qp->ibx.qp_type) &&
+	    mlx_hw_bth_ackreq(skb->data)) {
+		r->ack_pending = true;
+		r->ack_psn = mlx_hw_pkt(skb)->psn;
+	}
+	return MLX_HW_RESP_CLEANUP;
+}
+
+/* The resource a duplicate READ or atomic of PSN @psn asks for again. */
+static struct mlx_hw_res *mlx_hw_resp_find_res(struct mlx_hw_qp *qp, u32 psn,
+					       enum mlx_hw_res_type type)
+{
+	struct mlx_hw_res *res;
+	u32 i;
+
+	for (i = 0; i < qp->resp.res_cnt; i++) {
+		res = &qp->resp.res[i];
+		if (res->type == type &&
+		    mlx_hw_psn_diff(psn, res->first_psn) >= 0 &&
+		    mlx_hw_psn_diff(psn, res->last_psn) <= 0)
+			return res;
+	}
+	return NULL;
+}
+
+/*
+ * IBA 9.9.2.1: a duplicate SEND or WRITE is acknowledged again (newest
+ * PSN done), a duplicate READ executed again from the PSN it asks for, a
+ * duplicate atomic answered from its saved result.
+ */
+static enum mlx_hw_resp_state mlx_hw_resp_duplicate(struct mlx_hw_qp *qp,
+						    struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	struct mlx_hw_resp_side *r = &qp->resp;
+	struct mlx_hw_res *res;
+
+	if (pkt->mask & MLX_HW_M_READ) {
+		res = mlx_hw_resp_find_res(qp, pkt->psn, MLX_HW_RES_READ);
+		if (!res)
+			return MLX_HW_RESP_DROP;
+		mlx_hw_resp_flush_ack(qp);
+		res->read.next_psn = pkt->psn;
+		res->read.active = true;
+		r->read = res;
+		return MLX_HW_RESP_CLEANUP;
+	}
+	if (pkt->mask & MLX_HW_M_ATOMIC) {
+		res = mlx_hw_resp_find_res(qp, pkt->psn, MLX_HW_RES_ATOMIC);
+		if (!res)
+			return MLX_HW_RESP_DROP;
+		mlx_hw_resp_send_atomic_ack(qp, pkt->psn, res->atomic.orig);
+		return MLX_HW_RESP_CLEANUP;
+	}
+	r->ack_pending = true;
+	r->ack_psn = mlx_hw_psn_add(r->psn, MLX_HW_PSN_MASK);
+	return MLX_HW_RESP_CLEANUP;
+}
+
+/*
+ * Sends a NAK (RC; PSN as IBA 9.7.5.2 says) and, for an error, moves the
+ * QP to ERR with its affiliated event (before the receive CQE: completing
+ * a WQE in error moves the QP to ERR, which would suppress the event).  UC
+ * sends nothing: it drops the message, or for a bad receive WQE (class A)
+ * moves to ERR without an event.
+ */
+static enum mlx_hw_resp_state mlx_hw_resp_nak(struct mlx_hw_qp *qp,
+					      struct sk_buff *skb)
+{
+	struct mlx_hw_resp_side *r = &qp->resp;
+	u8 type = r->nak_syndrome & MLX_HW_AETH_TYPE_MASK;
+	bool seq = type == MLX_HW_AETH_NAK &&
+		   (r->nak_syndrome & MLX_HW_AETH_VALUE_MASK) == MLX_HW_NAK_PSN_SEQ;
+
+	/* RNR and PSN NAKs keep the message: its retry continues it. */
+	if (r->nak_fatal)
+		mlx_hw_resp_abort_msg(qp);
+	if (mlx_hw_qp_reliable(qp->ibx.qp_type)) {
+		mlx_hw_resp_flush_ack(qp);
+		mlx_hw_resp_send_ack(qp, r->nak_syndrome,
+				     seq ? r->psn : mlx_hw_pkt(skb)->psn);
+		r->nak_sent = true;
+		if (r->nak_fatal)
+			mlx_hw_qp_fatal(qp, r->event);
+	} else if (r->recv_status) {
+		mlx_hw_qp_to_err(qp);
+	} else {
+		return MLX_HW_RESP_DROP;
+	}
+	if (r->recv_status)
+		mlx_hw_recv_complete(qp, r->recv_status, MLX_HW_WC_RECV);
+	return MLX_HW_RESP_CLEANUP;
+}
+
+/* ---------------- the loop ---------------- */
+
+/* IBA 11.6.3: the first packet in RTR raises Communication Established. */
+static void mlx_hw_resp_comm_est(struct mlx_hw_qp *qp)
+{
+	if (READ_ONCE(qp->state) != IBX_QPS_RTR ||
+	    qp->ibx.qp_type == IB_UVERBS_QPT_UD || qp->comm_est)
+		return;
+	qp->comm_est = true;
+	ibx_qp_event(&qp->ibx, IBX_EVENT_COMM_EST);
+}
+
+/* Executes one request (the state machine); consumes @skb. */
+static void mlx_hw_resp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
+{
+	enum mlx_hw_resp_state state = MLX_HW_RESP_CHECK_PSN;
+
+	mlx_hw_resp_comm_est(qp);
+	for (;;) {
+		mlx_hw_qp_dbg(qp, "resp %s psn %u exp %u\n",
+			      mlx_hw_resp_state_names[state],
+			      mlx_hw_pkt(skb)->psn, qp->resp.psn);
+		switch (state) {
+		case MLX_HW_RESP_CHECK_PSN:
+			state = mlx_hw_resp_check_psn(qp, skb);
+			break;
+		case MLX_HW_RESP_CHECK_OP_SEQ:
+			state = mlx_hw_resp_check_op_seq(qp, skb);
+			break;
+		case MLX_HW_RESP_CHECK_OP_VALID:
+			state = mlx_hw_resp_check_op_valid(qp, skb);
+			break;
+		case MLX_HW_RESP_CHECK_RESOURCE:
+			state = mlx_hw_resp_check_resource(qp, skb);
+			break;
+		case MLX_HW_RESP_CHECK_LENGTH:
+			state = mlx_hw_resp_check_length(qp, skb);
+			break;
+		case MLX_HW_RESP_CHECK_RKEY:
+			state = mlx_hw_resp_check_rkey(qp, skb);
+			break;
+		case MLX_HW_RESP_EXECUTE:
+			state = mlx_hw_resp_execute(qp, skb);
+			break;
+		case MLX_HW_RESP_READ_REPLY:
+			state = mlx_hw_resp_read_reply(qp, skb);
+			break;
+		case MLX_HW_RESP_ATOMIC_REPLY:
+			state = mlx_hw_resp_atomic_reply(qp, skb);
+			break;
+		case MLX_HW_RESP_COMPLETE:
+			state = mlx_hw_resp_complete(qp, skb);
+			break;
+		case MLX_HW_RESP_ACKNOWLEDGE:
+			state = mlx_hw_resp_acknowledge(qp, skb);
+			break;
+		case MLX_HW_RESP_DUPLICATE:
+			state = mlx_hw_resp_duplicate(qp, skb);
+			break;
+		case MLX_HW_RESP_NAK:
+			state = mlx_hw_resp_nak(qp, skb);
+			break;
+		case MLX_HW_RESP_DROP:
+			state = MLX_HW_RESP_CLEANUP;
+			break;
+		default:	/* CLEANUP */
+			mlx_hw_resp_put_xrc_srq(qp);
+			qp->resp.state = state;
+			consume_skb(skb);
+			return;
+		}
+	}
+}
+
+/*
+ * Runs the responder of a QP in RTR, RTS or SQD within the packet budget:
+ * READ responses under way first (responses go out in request order),
+ * then the queued requests; recv_lock held.
+ */
+void mlx_hw_responder(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_resp_side *r = &qp->resp;
+	unsigned int budget = MLX_HW_PKT_BUDGET;
+	struct sk_buff *skb;
+
+	if (r->wait_until) {
+		if (ktime_get_ns() < r->wait_until) {
+			mlx_hw_qp_arm_timer(qp, r->wait_until);
+			return;
+		}
+		r->wait_until = 0;
+	}
+	while (budget) {
+		if (r->read) {
+			if (!mlx_hw_resp_read_send(qp, &budget))
+				break;
+			continue;
+		}
+		skb = skb_dequeue(&qp->resp_pkts);
+		if (!skb)
+			break;
+		budget--;
+		mlx_hw_resp_packet(qp, skb);
+		if (READ_ONCE(qp->state) == IBX_QPS_ERR)
+			break;
+	}
+	if (!budget && (r->read || !skb_queue_empty(&qp->resp_pkts)))
+		mlx_hw_qp_schedule(qp);
+	mlx_hw_resp_flush_ack(qp);
+	/* Between packets nothing pins an MR (deregistration must not wait). */
+	mlx_hw_sgl_park(&r->rwqe);
+	mlx_hw_sgl_park(&r->wr_dst);
+}

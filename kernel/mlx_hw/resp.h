@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * resp.h - what the responder (resp.c) uses of the receive queue side
+ * (resp_rq.c): receive WQEs from the RQ or an SRQ, their completions, and
+ * the XRC SRQ a request names.
+ */
+#ifndef MLX_HW_RESP_H
+#define MLX_HW_RESP_H
+
+#include "mlx_hw.h"
+
+int mlx_hw_resp_get_rwqe(struct mlx_hw_qp *qp);
+void mlx_hw_recv_cqe(struct mlx_hw_qp *qp, u8 status, u8 opcode, u32 byte_len,
+		     u32 wc_flags, __be32 imm, u32 inv_rkey, u32 src_qp,
+		     bool solicited);
+void mlx_hw_recv_complete(struct mlx_hw_qp *qp, u8 status, u8 opcode);
+enum mlx_hw_resp_state mlx_hw_resp_too_long(struct mlx_hw_qp *qp);
+void mlx_hw_resp_abort_msg(struct mlx_hw_qp *qp);
+bool mlx_hw_resp_xrc_srq(struct mlx_hw_qp *qp, struct sk_buff *skb);
+void mlx_hw_resp_put_xrc_srq(struct mlx_hw_qp *qp);
+
+#endif /* MLX_HW_RESP_H */
