@@ -50,9 +50,6 @@ static void test_unknown_cmds(int fd)
 	EXPECT(hdr_only(fd, ex | IB_USER_VERBS_CMD_ALLOC_PD, 4), -EOPNOTSUPP);
 	EXPECT(hdr_only(fd, ex | IB_USER_VERBS_CMD_DESTROY_CQ, 4),
 	       -EOPNOTSUPP);
-	/* Known command the device lacks the op for: no size check either. */
-	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_ATTACH_MCAST, 4), -EOPNOTSUPP);
-	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_DETACH_MCAST, 4), -EOPNOTSUPP);
 	/* An offered command with the same short header: too short. */
 	EXPECT(hdr_only(fd, IB_USER_VERBS_CMD_CREATE_CQ, 4), -ENOSPC);
 }
@@ -99,6 +96,8 @@ static const struct cmd_size {
 	IO(OPEN_XRCD, ib_uverbs_open_xrcd, ib_uverbs_open_xrcd_resp),
 	I(CLOSE_XRCD, ib_uverbs_close_xrcd),
 	IO(OPEN_QP, ib_uverbs_open_qp, ib_uverbs_create_qp_resp),
+	I(ATTACH_MCAST, ib_uverbs_attach_mcast),
+	I(DETACH_MCAST, ib_uverbs_detach_mcast),
 #undef IO
 #undef I
 }, ex_sizes[] = {

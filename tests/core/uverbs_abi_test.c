@@ -348,9 +348,15 @@ static void test_objects(void)
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &r, sizeof(r), &rr,
 			   sizeof(rr)), -EINVAL);
 	}
-	/* Multicast: needs a driver op (mlx_hw has none). */
+	/*
+	 * Multicast (IBA 10.5.2.4): UD QPs only, multicast GIDs only (IB
+	 * ff00::/8 and RoCE IPv4-mapped 224/4); attaching twice is a no-op,
+	 * detaching what is not attached EINVAL, and an attached QP cannot
+	 * be destroyed (EBUSY), as ib_uverbs.
+	 */
 	{
 		struct ib_uverbs_attach_mcast a = {};
+		struct ib_uverbs_detach_mcast d = {};
 		uint32_t rc, ud;
 
 		EXPECT(create_qp(&c, IB_UVERBS_QPT_RC, pd2, cq2, -1, &rc, NULL),
@@ -360,16 +366,40 @@ static void test_objects(void)
 		a.gid[0] = 0xff;
 		a.gid[1] = 0x0e;
 		a.gid[15] = 1;
-		/* mlx_hw has no multicast op: unsupported before any check. */
 		a.qp_handle = rc;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_ATTACH_MCAST, &a, sizeof(a),
-			   NULL, 0), -EOPNOTSUPP);
+			   NULL, 0), -EINVAL);
 		a.qp_handle = ud;
-		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DETACH_MCAST, &a, sizeof(a),
-			   NULL, 0), -EOPNOTSUPP);
 		a.gid[0] = 0xfe;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_ATTACH_MCAST, &a, sizeof(a),
-			   NULL, 0), -EOPNOTSUPP);
+			   NULL, 0), -EINVAL);
+		a.gid[0] = 0xff;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_ATTACH_MCAST, &a, sizeof(a),
+			   NULL, 0), 0);
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_ATTACH_MCAST, &a, sizeof(a),
+			   NULL, 0), 0);
+		/* ::ffff:239.1.2.3, an IPv4 group as RoCE maps it. */
+		memset(a.gid, 0, sizeof(a.gid));
+		a.gid[10] = a.gid[11] = 0xff;
+		a.gid[12] = 239;
+		a.gid[13] = 1;
+		a.gid[14] = 2;
+		a.gid[15] = 3;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_ATTACH_MCAST, &a, sizeof(a),
+			   NULL, 0), 0);
+		EXPECT(destroy_qp(&c, ud, NULL), -EBUSY);
+		d.qp_handle = ud;
+		memcpy(d.gid, a.gid, sizeof(d.gid));
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DETACH_MCAST, &d, sizeof(d),
+			   NULL, 0), 0);
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DETACH_MCAST, &d, sizeof(d),
+			   NULL, 0), -EINVAL);
+		memset(d.gid, 0, sizeof(d.gid));
+		d.gid[0] = 0xff;
+		d.gid[1] = 0x0e;
+		d.gid[15] = 1;
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DETACH_MCAST, &d, sizeof(d),
+			   NULL, 0), 0);
 		EXPECT(destroy_qp(&c, rc, NULL), 0);
 		EXPECT(destroy_qp(&c, ud, NULL), 0);
 	}
