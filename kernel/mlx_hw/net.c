@@ -241,7 +241,9 @@ int mlx_hw_net_xmit(struct mlx_hw_dev *dev, const struct mlx_hw_av *av,
 	skb_dst_set(skb, dst);
 	skb->dev = ndev;
 	skb->priority = rt_tos2priority(av->traffic_class);
-	rc = net_xmit_eval(mlx_hw_xmit_l2(ndev, av, skb));
+	/* net_xmit_eval() evaluates its argument twice: not a call. */
+	rc = mlx_hw_xmit_l2(ndev, av, skb);
+	rc = net_xmit_eval(rc);
 	if (rc == NET_XMIT_DROP || rc == -ENOBUFS || rc == -ENOMEM) {
 		/* Our own queue overflowed: worth trying again soon. */
 		mlx_hw_count(dev, MLX_HW_CNT_TX_BACKOFF, 1);
