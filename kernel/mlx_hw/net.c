@@ -79,13 +79,20 @@ static u32 mlx_hw_icrc(struct sk_buff *skb, bool ipv6, unsigned int len)
 	ph[iplen + sizeof(struct udphdr) + 4] = 0xff;	/* BTH resv8a */
 	crc = crc32_le(MLX_HW_ICRC_SEED, ph, phlen);
 
-	/* The rest, wherever the skb keeps it (linear part or frags). */
+	/*
+	 * The rest, wherever the skb keeps it (linear part or frags).  A
+	 * block skb_seq_read() returns may reach past @len (it stops only at
+	 * the next block): clamp it, and unmap what stopping early leaves.
+	 */
 	skb_prepare_seq_read(skb, phlen, len, &st);
-	consumed = 0;
-	while ((n = skb_seq_read(consumed, &data, &st)) != 0) {
+	for (consumed = 0; consumed < len - phlen; consumed += n) {
+		n = skb_seq_read(consumed, &data, &st);
+		if (!n)
+			break;
+		n = min(n, len - phlen - consumed);
 		crc = crc32_le(crc, data, n);
-		consumed += n;
 	}
+	skb_abort_seq_read(&st);
 	return ~crc;
 }
 
@@ -228,10 +235,11 @@ int mlx_hw_net_xmit(struct mlx_hw_dev *dev, const struct mlx_hw_av *av,
 	u32 icrc;
 	int rc;
 
+	/* The ICRC is part of the UDP datagram: room first, then lengths. */
+	skb_put(skb, MLX_HW_ICRC_LEN);
 	mlx_hw_push_ip_udp(skb, av);
-	/* Computed before skb_put(): the ICRC covers what precedes it. */
-	icrc = mlx_hw_icrc(skb, !av->ipv4, skb->len);
-	put_unaligned_le32(icrc, skb_put(skb, MLX_HW_ICRC_LEN));
+	icrc = mlx_hw_icrc(skb, !av->ipv4, skb->len - MLX_HW_ICRC_LEN);
+	put_unaligned_le32(icrc, skb_tail_pointer(skb) - MLX_HW_ICRC_LEN);
 	dst = mlx_hw_route(ndev, av);
 	if (!dst) {
 		mlx_hw_count(dev, MLX_HW_CNT_TX_NO_ROUTE, 1);
