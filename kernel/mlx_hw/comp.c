@@ -208,6 +208,7 @@ static void mlx_hw_comp_progress(struct mlx_hw_qp *qp)
 
 	comp->retries = 0;
 	comp->rnr_retries = 0;
+	comp->retry_pending = false;
 	if (mlx_hw_psn_diff(qp->req.psn_max, comp->psn) > 0) {
 		comp->timeout_at = ktime_get_ns() +
 				   mlx_hw_ack_timeout_ns(qp->timeout);
@@ -280,8 +281,15 @@ static enum mlx_hw_comp_state mlx_hw_comp_check_psn(struct mlx_hw_qp *qp,
 	    mlx_hw_psn_diff(p, c->w->first_psn) < 0 ||
 	    mlx_hw_psn_diff(p, c->w->first_psn) >= (int)c->w->npsn)
 		return MLX_HW_COMP_DONE;
-	/* Responses went missing before this one: ask again. */
+	/*
+	 * Responses went missing before this one: ask again, once.  The
+	 * rest of the burst that lost them arrives out of order too, and
+	 * must not count as further retries; the ACK timer covers a lost
+	 * retry.
+	 */
 	if (p != qp->comp.psn) {
+		if (qp->comp.retry_pending)
+			return MLX_HW_COMP_DONE;
 		c->retry_psn = qp->comp.psn;
 		return MLX_HW_COMP_RETRY;
 	}
@@ -449,6 +457,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_retry(struct mlx_hw_qp *qp,
 		return c->w ? MLX_HW_COMP_ERROR : MLX_HW_COMP_DONE;
 	}
 	mlx_hw_req_rewind(qp, c->retry_psn);
+	comp->retry_pending = true;
 	return MLX_HW_COMP_DONE;
 }
 

@@ -74,7 +74,9 @@ static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 
 	mutex_lock(&qp->send_lock);
 	state = READ_ONCE(qp->state);
-	if (state == IBX_QPS_RTS || state == IBX_QPS_SQD) {
+	if (!qp->sq) {
+		/* XRC TGT: a responder only. */
+	} else if (state == IBX_QPS_RTS || state == IBX_QPS_SQD) {
 		mlx_hw_completer(qp);
 		mlx_hw_requester(qp);
 		/* IBA 11.6.3: drained once nothing started is outstanding. */

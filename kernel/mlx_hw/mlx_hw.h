@@ -537,6 +537,7 @@ struct mlx_hw_comp {
 	u32 psn;			/* oldest PSN not yet acknowledged */
 	u32 retries;			/* transport retries since progress */
 	u32 rnr_retries;		/* RNR retries since progress */
+	bool retry_pending;		/* rewound; no progress seen since */
 	u64 timeout_at;			/* ktime ns of the ACK timeout, 0 off */
 	u8 status;			/* error status in COMP_ERROR */
 	struct mlx_hw_sgl sgl;		/* a WQE's local data, while written */

@@ -30,6 +30,7 @@
 #include <net/ndisc.h>
 #include <net/neighbour.h>
 #include <net/route.h>
+#include <net/sch_generic.h>
 #include <net/udp_tunnel.h>
 #include "mlx_hw.h"
 
@@ -224,6 +225,34 @@ static int mlx_hw_xmit_l2(struct net_device *ndev, const struct mlx_hw_av *av,
 }
 
 /*
+ * Whether the netdev's queue is long enough that more packets would only
+ * wait in it or overflow it: a burst (a long READ response, a window of
+ * requests) then pauses rather than have the qdisc drop its tail, which
+ * would cost a retransmission round trip.  A heuristic: the qdisc
+ * lengths, read without their locks.
+ */
+#define MLX_HW_TX_QUEUE_MAX	256
+
+static bool mlx_hw_net_congested(struct net_device *ndev)
+{
+	bool full = false;
+	struct Qdisc *q;
+	unsigned int i;
+
+	/*
+	 * Per TX queue: a multiqueue root (mq) does not keep a live
+	 * length; a single root (netem) is every queue's qdisc.
+	 */
+	rcu_read_lock_bh();
+	for (i = 0; i < ndev->real_num_tx_queues && !full; i++) {
+		q = rcu_dereference_bh(netdev_get_tx_queue(ndev, i)->qdisc);
+		full = q && qdisc_qlen(q) > MLX_HW_TX_QUEUE_MAX;
+	}
+	rcu_read_unlock_bh();
+	return full;
+}
+
+/*
  * Sends a packet (skb->data at the BTH, payload and pad linear) on the
  * wire.  See mlx_hw_pkt_xmit() for the return value.
  */
@@ -234,6 +263,12 @@ int mlx_hw_net_xmit(struct mlx_hw_dev *dev, const struct mlx_hw_av *av,
 	struct dst_entry *dst;
 	u32 icrc;
 	int rc;
+
+	if (mlx_hw_net_congested(ndev)) {
+		mlx_hw_count(dev, MLX_HW_CNT_TX_BACKOFF, 1);
+		kfree_skb(skb);
+		return -ENOBUFS;
+	}
 
 	/* The ICRC is part of the UDP datagram: room first, then lengths. */
 	skb_put(skb, MLX_HW_ICRC_LEN);
