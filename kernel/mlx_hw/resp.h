@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * resp.h - what the responder (resp.c) uses of the receive queue side
- * (resp_rq.c): receive WQEs from the RQ or an SRQ, their completions, and
- * the XRC SRQ a request names.
+ * (resp_rq.c: receive WQEs from the RQ or an SRQ, their completions, the
+ * XRC SRQ a request names) and of its sending side (resp_tx.c).
  */
 #ifndef MLX_HW_RESP_H
 #define MLX_HW_RESP_H
@@ -18,5 +18,11 @@ enum mlx_hw_resp_state mlx_hw_resp_too_long(struct mlx_hw_qp *qp);
 void mlx_hw_resp_abort_msg(struct mlx_hw_qp *qp);
 bool mlx_hw_resp_xrc_srq(struct mlx_hw_qp *qp, struct sk_buff *skb);
 void mlx_hw_resp_put_xrc_srq(struct mlx_hw_qp *qp);
+
+/* resp_tx.c */
+void mlx_hw_resp_send_ack(struct mlx_hw_qp *qp, u8 syndrome, u32 psn);
+void mlx_hw_resp_flush_ack(struct mlx_hw_qp *qp);
+void mlx_hw_resp_send_atomic_ack(struct mlx_hw_qp *qp, u32 psn, u64 orig);
+bool mlx_hw_resp_read_send(struct mlx_hw_qp *qp, unsigned int *budget);
 
 #endif /* MLX_HW_RESP_H */

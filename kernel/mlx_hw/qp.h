@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * qp.h - a queue pair as the packet machine sees it: where its packets
+ * go (address vectors), what it knows of a packet (skb->cb), its send
+ * window, and the state of its requester, completer and responder.
+ * Included by mlx_hw.h after the objects it refers to.
+ */
+#ifndef MLX_HW_QP_H
+#define MLX_HW_QP_H
+
+/* ---------------- packets ---------------- */
+
+/*
+ * Where a packet goes: the network half of an address vector (the QP's
+ * primary path for RC/UC/XRC, a UD WQE's AH), resolved from the GID table
+ * when the QP or the WQE is set up.
+ */
+struct mlx_hw_av {
+	union ibx_gid sgid;		/* source GID (from sgid_index) */
+	union ibx_gid dgid;		/* destination GID */
+	bool ipv4;			/* both GIDs IPv4-mapped: IPv4 */
+	bool loopback;			/* dgid is a GID of a local device */
+	u8 traffic_class;		/* IPv4 TOS / IPv6 traffic class */
+	u8 hop_limit;			/* TTL / hop limit */
+	u32 flow_label;			/* IPv6 flow label (20 bits) */
+	u16 sport;			/* UDP source port, from the flow */
+	u8 dmac[ETH_ALEN];		/* zero: the neighbour table's */
+};
+
+#define MLX_HW_PKT_LOOPBACK	(1 << 0)	/* no ICRC: never on a wire */
+#define MLX_HW_PKT_IPV6		(1 << 1)	/* network header is IPv6 */
+
+/*
+ * What the engine knows of a packet it works on, kept in skb->cb.  For a
+ * packet being received, skb->data is at the BTH and the headers
+ * (hdrlen bytes) are linear; the payload follows, paylen bytes, without
+ * pad and ICRC (trimmed off by recv.c).
+ */
+struct mlx_hw_pkt {
+	u32 mask;			/* mlx_hw_opcode[opcode].mask */
+	u32 psn;			/* BTH PSN */
+	u32 qpn;			/* BTH destination QP */
+	u16 paylen;			/* payload bytes */
+	u8 opcode;			/* BTH opcode */
+	u8 hdrlen;			/* BTH + extension headers */
+	u8 flags;			/* MLX_HW_PKT_* */
+};
+
+static inline struct mlx_hw_pkt *mlx_hw_pkt(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct mlx_hw_pkt) > sizeof(skb->cb));
+	return (struct mlx_hw_pkt *)skb->cb;
+}
+
+/* Header @h of a received packet (present per its opcode). */
+static inline u8 *mlx_hw_pkt_hdr(struct sk_buff *skb, enum mlx_hw_hdr h)
+{
+	return skb->data + mlx_hw_opcode[mlx_hw_pkt(skb)->opcode].off[h];
+}
+
+/* ---------------- QPs ---------------- */
+
+/*
+ * A send WQE in the requester's window: the private, validated copy taken
+ * when it was fetched from the ring (docs/prm.md 9: never re-read), plus
+ * its transport state.  Local data follows as @nsge SGEs or @inline_len
+ * bytes (struct mlx_hw_qp.swqe_size bytes in all).
+ */
+struct mlx_hw_sge {
+	u32 lkey;
+	u32 len;
+	u64 addr;
+};
+
+struct mlx_hw_swqe {
+	u64 wr_id;			/* returned in the CQE */
+	u8 opcode;			/* enum mlx_hw_wqe_opcode */
+	u8 flags;			/* enum mlx_hw_wqe_flags (+ sq_sig_all) */
+	u8 status;			/* completion status once done */
+	bool done;			/* executed and acknowledged */
+	bool inline_data;		/* data is inline, not SGEs */
+	u8 nsge;			/* SGEs that follow */
+	__be32 imm_data;		/* *_IMM: network order */
+	u32 invalidate_rkey;		/* SEND_INV, LOCAL_INV */
+	u32 length;			/* message bytes */
+	u32 first_psn;			/* PSN of its first packet */
+	u32 npsn;			/* PSNs it uses (0 for local ops) */
+	u32 xrc_srqn;			/* XRC INI: the target's XRC SRQ */
+	union {
+		struct {		/* RDMA and atomics */
+			u64 raddr;
+			u32 rkey;
+			u64 swap_add;
+			u64 compare;
+		};
+		struct mlx_hw_wqe_bind bind;	/* BIND_MW: the raw segment */
+		struct {		/* UD */
+			u32 remote_qpn;
+			u32 remote_qkey;
+			struct mlx_hw_av av;
+		} ud;
+	};
+	union {
+		DECLARE_FLEX_ARRAY(struct mlx_hw_sge, sge);	/* nsge */
+		DECLARE_FLEX_ARRAY(u8, data);	/* length bytes, inline */
+	};
+};
+
+/* Requester states (req.c), one per decision; names in req.c. */
+enum mlx_hw_req_state {
+	MLX_HW_REQ_NEXT_WQE,		/* pick the WQE to send */
+	MLX_HW_REQ_FETCH,		/* copy a new WQE into the window */
+	MLX_HW_REQ_CHECK_LIMITS,	/* fence, rd_atomic, PSN window */
+	MLX_HW_REQ_LOCAL_OP,		/* BIND_MW / LOCAL_INV */
+	MLX_HW_REQ_SEND_PKT,		/* build and send one packet */
+	MLX_HW_REQ_WAIT,		/* nothing to do until an event */
+	MLX_HW_REQ_YIELD,		/* budget used, more to do */
+	MLX_HW_REQ_ERROR,		/* the WQE failed locally */
+	MLX_HW_REQ_NUM_STATES
+};
+
+/* Send side: requester and completer, under qp->send_lock. */
+struct mlx_hw_req {
+	enum mlx_hw_req_state state;	/* last state (traces) */
+	u32 fetch_idx;			/* next SQ index to fetch */
+	u32 send_idx;			/* SQ index of the WQE being sent */
+	u32 send_pkt;			/* its next packet, from 0 */
+	u32 next_psn;			/* PSN the next fetched WQE starts at */
+	u32 psn_max;			/* one past the newest PSN ever sent */
+	u32 noack_pkts;			/* packets since the last AckReq */
+	struct mlx_hw_sgl sgl;		/* local data of send_idx (parked) */
+	bool sgl_valid;			/* sgl belongs to send_idx */
+	u64 wait_until;			/* ktime ns: no send before (RNR) */
+	u32 tx_backoff;			/* consecutive local tx congestion */
+	bool wait_db;			/* stopped for want of posted WQEs */
+};
+
+/* Completer states (comp.c); names in comp.c. */
+enum mlx_hw_comp_state {
+	MLX_HW_COMP_GET_PKT,		/* next response, or the timer */
+	MLX_HW_COMP_GET_WQE,		/* the oldest outstanding WQE */
+	MLX_HW_COMP_CHECK_PSN,		/* response vs. that WQE's PSNs */
+	MLX_HW_COMP_CHECK_ACK,		/* what the response says */
+	MLX_HW_COMP_READ,		/* READ response data */
+	MLX_HW_COMP_ATOMIC,		/* atomic ACK: original value */
+	MLX_HW_COMP_WRITE_SEND,		/* a SEND/WRITE is acknowledged */
+	MLX_HW_COMP_WQE_DONE,		/* mark the WQE done */
+	MLX_HW_COMP_DONE,		/* the response is used up */
+	MLX_HW_COMP_RETRY,		/* go back to a PSN */
+	MLX_HW_COMP_RNR_RETRY,		/* go back after the RNR timer */
+	MLX_HW_COMP_ERROR,		/* complete the WQE in error */
+	MLX_HW_COMP_EXIT,		/* nothing more now */
+	MLX_HW_COMP_NUM_STATES
+};
+
+struct mlx_hw_comp {
+	enum mlx_hw_comp_state state;	/* last state (traces) */
+	u32 psn;			/* oldest PSN not yet acknowledged */
+	u32 retries;			/* transport retries since progress */
+	u32 rnr_retries;		/* RNR retries since progress */
+	bool retry_pending;		/* rewound; no progress seen since */
+	u64 timeout_at;			/* ktime ns of the ACK timeout, 0 off */
+	u8 status;			/* error status in COMP_ERROR */
+	struct mlx_hw_sgl sgl;		/* a WQE's local data, while written */
+};
+
+/*
+ * Responder resources (IBA 9.7.5.1.5, max_dest_rd_atomic of them): the
+ * READ and atomic requests a duplicate may ask for again.
+ */
+enum mlx_hw_res_type {
+	MLX_HW_RES_NONE,
+	MLX_HW_RES_READ,
+	MLX_HW_RES_ATOMIC,
+};
+
+struct mlx_hw_res {
+	enum mlx_hw_res_type type;
+	u32 first_psn;			/* first PSN of the request */
+	u32 last_psn;			/* last PSN of its responses */
+	union {
+		struct {		/* READ */
+			u64 va;		/* request's start address */
+			u32 rkey;
+			u32 length;	/* request's bytes */
+			u32 next_psn;	/* next response packet to send */
+			u32 xrc_srqn;	/* XRC: the SRQ whose PD grants it */
+			bool active;	/* responses still to send */
+		} read;
+		struct {		/* atomic */
+			u64 orig;	/* original remote data */
+		} atomic;
+	};
+};
+
+/* Responder states (resp.c); names in resp.c. */
+enum mlx_hw_resp_state {
+	MLX_HW_RESP_GET_PKT,		/* next request */
+	MLX_HW_RESP_CHECK_PSN,		/* in sequence, duplicate, ahead */
+	MLX_HW_RESP_CHECK_OP_SEQ,	/* FIRST/MIDDLE/LAST order */
+	MLX_HW_RESP_CHECK_OP_VALID,	/* enabled by the QP's access */
+	MLX_HW_RESP_CHECK_RESOURCE,	/* receive WQE for SEND/IMM */
+	MLX_HW_RESP_CHECK_LENGTH,	/* payload against MTU and buffers */
+	MLX_HW_RESP_CHECK_RKEY,		/* RETH/AtomicETH key and range */
+	MLX_HW_RESP_EXECUTE,		/* place the data */
+	MLX_HW_RESP_READ_REPLY,		/* send READ response packets */
+	MLX_HW_RESP_ATOMIC_REPLY,	/* execute, answer the atomic */
+	MLX_HW_RESP_COMPLETE,		/* receive CQE */
+	MLX_HW_RESP_ACKNOWLEDGE,	/* ACK if asked */
+	MLX_HW_RESP_CLEANUP,		/* the request is used up */
+	MLX_HW_RESP_DUPLICATE,		/* answer a duplicate again */
+	MLX_HW_RESP_NAK,		/* NAK and, RC, ERR */
+	MLX_HW_RESP_DROP,		/* silently dropped */
+	MLX_HW_RESP_EXIT,		/* nothing more now */
+	MLX_HW_RESP_NUM_STATES
+};
+
+/* Receive side of a QP, under qp->recv_lock. */
+struct mlx_hw_resp_side {
+	enum mlx_hw_resp_state state;	/* last state (traces) */
+	u32 psn;			/* expected PSN */
+	u32 msn;			/* messages completed (AETH MSN) */
+	bool nak_sent;			/* a NAK or RNR NAK awaits a retry */
+	bool ack_pending;		/* coalesced ACK for ack_psn to send */
+	u32 ack_psn;			/* PSN the pending ACK acknowledges */
+	/* The message in progress (SEND or WRITE). */
+	bool in_msg;			/* between FIRST and LAST */
+	bool in_write;			/* it is an RDMA WRITE */
+	bool have_rwqe;			/* rwqe holds a taken receive WQE */
+	u64 rwqe_id;			/* its wr_id */
+	struct mlx_hw_sgl rwqe;		/* its buffers (parked) */
+	struct mlx_hw_sgl wr_dst;	/* RDMA WRITE target (parked) */
+	struct mlx_hw_cursor cur;	/* where the next payload goes */
+	u32 offset;			/* bytes received so far */
+	u32 length;			/* RETH DMA length of that message */
+	/* What a failed check answers (state NAK). */
+	u8 nak_syndrome;		/* AETH syndrome of the NAK (RC) */
+	bool nak_fatal;			/* an error: the QP goes to ERR */
+	u8 recv_status;			/* receive CQE status, 0 none */
+	enum ibx_event_type event;	/* affiliated event of the error */
+	u64 wait_until;			/* ktime ns: no send before (congestion) */
+	/*
+	 * XRC TGT: the XRC SRQ the packet being executed names (referenced
+	 * only while it is), and the SRQ number of the message in progress.
+	 */
+	struct mlx_hw_srq *xsrq;
+	u32 xrc_srqn;
+	/* READ and atomic resources, a ring of max_dest_rd_atomic. */
+	struct mlx_hw_res res[MLX_HW_MAX_RD_ATOM];
+	u32 res_next;			/* slot the next request takes */
+	u32 res_cnt;			/* ring size, >= 1 */
+	struct mlx_hw_res *read;	/* READ whose responses are going out */
+};
+
+struct mlx_hw_qp {
+	struct ibx_qp ibx;		/* must be first */
+	struct mlx_hw_obj_ref obj;	/* engine and packet users */
+	struct mlx_hw_region *region;	/* doorbell page + SQ + RQ */
+	u64 mmap_key;			/* of region in the owner's context */
+	struct mlx_hw_qp_db *db;	/* in region */
+	void *sq;			/* ring base */
+	void *rq;			/* ring base, NULL with an SRQ */
+	u32 sq_wqe_cnt, sq_stride;	/* SQ geometry (docs/prm.md 4.1) */
+	u32 sq_hdr;			/* header bytes the stride reserves */
+	u32 rq_wqe_cnt, rq_stride;	/* RQ geometry (0 with an SRQ) */
+	u32 max_send_sge, max_recv_sge;	/* capacities reported back */
+	u32 max_inline;			/* inline bytes a WQE may carry */
+	void *wqe_buf;			/* sq_stride bytes: fetched WQE copy */
+	void *window;			/* win_size swqes of swqe_size bytes */
+	u32 win_size, swqe_size;	/* power of two; bytes per swqe */
+
+	/*
+	 * send_lock: requester and completer, and modify/destroy.
+	 * recv_lock: responder, and modify/destroy.  Order: send_lock
+	 * before recv_lock.  Packets queue on resp_pkts (requests) and
+	 * comp_pkts (responses) without either.
+	 */
+	struct mutex send_lock;
+	struct mutex recv_lock;
+	struct sk_buff_head resp_pkts;	/* requests for the responder */
+	struct sk_buff_head comp_pkts;	/* responses for the completer */
+	struct list_head run_node;	/* on dev->run_list, under run_lock */
+	bool running;			/* a pass runs it, under run_lock */
+	bool rerun;			/* scheduled meanwhile: run again */
+	struct hrtimer timer;		/* ACK timeout, RNR wait, back-off */
+	spinlock_t timer_lock;		/* protects timer_at */
+	u64 timer_at;			/* ktime ns the timer is set for, 0 */
+
+	int state;			/* enum ibx_qp_state, READ/WRITE_ONCE */
+	u32 sq_ci;			/* private SQ consumer index */
+	u32 rq_ci;			/* private RQ consumer index */
+	bool db_corrupt;		/* a doorbell was out of range */
+	bool sqd_notify;		/* raise SQ_DRAINED once drained */
+	bool comm_est;			/* COMM_EST raised since entering RTR */
+	bool last_wqe_reached;		/* SRQ: LAST_WQE_REACHED raised in ERR */
+
+	/* Attributes the data path uses (copied in modify_qp). */
+	u32 qkey;			/* UD: Q_Key received datagrams need */
+	u32 dest_qpn;			/* RC/UC: the connected QP */
+	u32 access;			/* IB_UVERBS_ACCESS_* of the QP */
+	u32 mtu;			/* path MTU, bytes */
+	u8 min_rnr_timer;		/* RNR NAK timer code we answer with */
+	u8 rnr_retry;			/* RNR retries (7 = forever) */
+	u8 retry_cnt;			/* transport retries */
+	u8 timeout;			/* local ACK timeout code */
+	u8 max_rd_atomic;		/* outstanding READ/atomics we send */
+	u8 sgid_index;			/* RC/UC: source GID index */
+	struct ibx_ah_attr ah;		/* RC/UC: the primary path */
+	struct mlx_hw_av av;		/* RC/UC: ah, resolved at RTR */
+
+	struct mlx_hw_req req;		/* send side, under send_lock */
+	struct mlx_hw_comp comp;	/* send side, under send_lock */
+	struct mlx_hw_resp_side resp;	/* receive side, under recv_lock */
+};
+
+static inline struct mlx_hw_qp *to_mqp(struct ibx_qp *q)
+{
+	return container_of(q, struct mlx_hw_qp, ibx);
+}
+
+/* The window slot of SQ index @idx. */
+static inline struct mlx_hw_swqe *mlx_hw_swqe(struct mlx_hw_qp *qp, u32 idx)
+{
+	return qp->window + (size_t)(idx & (qp->win_size - 1)) * qp->swqe_size;
+}
+
+/* A READ or atomic: answered with data, limited by max_rd_atomic. */
+static inline bool mlx_hw_swqe_rd_atomic(const struct mlx_hw_swqe *w)
+{
+	return w->opcode == MLX_HW_OP_RDMA_READ ||
+	       w->opcode == MLX_HW_OP_ATOMIC_CS ||
+	       w->opcode == MLX_HW_OP_ATOMIC_FA;
+}
+
+/* RC and both halves of XRC: acknowledged, PSN-checked, RNR NAKs. */
+static inline bool mlx_hw_qp_reliable(u32 qp_type)
+{
+	return qp_type == IB_UVERBS_QPT_RC ||
+	       qp_type == IB_UVERBS_QPT_XRC_INI ||
+	       qp_type == IB_UVERBS_QPT_XRC_TGT;
+}
+
+/* The transport bits of the opcodes a QP of @qp_type sends. */
+static inline u8 mlx_hw_qp_transport(u32 qp_type)
+{
+	switch (qp_type) {
+	case IB_UVERBS_QPT_UC:
+		return MLX_HW_TP_UC;
+	case IB_UVERBS_QPT_UD:
+		return MLX_HW_TP_UD;
+	case IB_UVERBS_QPT_XRC_INI:
+	case IB_UVERBS_QPT_XRC_TGT:
+		return MLX_HW_TP_XRC;
+	default:
+		return MLX_HW_TP_RC;
+	}
+}
+
+/*
+ * The PD a responder checks receive buffers and remote keys against: an
+ * XRC TGT QP has none, the XRC SRQ of the request gives it (IBA A14).
+ */
+static inline struct ibx_pd *mlx_hw_resp_pd(struct mlx_hw_qp *qp)
+{
+	return qp->resp.xsrq ? qp->resp.xsrq->ibx.pd : qp->ibx.pd;
+}
+
+/* Per-QP trace through dynamic debug (docs/prm.md 14). */
+extern unsigned int mlx_hw_trace_qpn;
+#define mlx_hw_qp_dbg(qp, fmt, ...)					\
+	do {								\
+		if (!mlx_hw_trace_qpn ||				\
+		    mlx_hw_trace_qpn == (qp)->ibx.qp_num)		\
+			pr_debug("%s qp %u: " fmt,			\
+				 (qp)->ibx.dev->name, (qp)->ibx.qp_num,	\
+				 ##__VA_ARGS__);			\
+	} while (0)
+
+#endif /* MLX_HW_QP_H */

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * resp_tx.c - what a responder sends back: ACKs (coalesced) and NAKs,
+ * atomic ACKs, and READ responses, packet by packet within a budget,
+ * resolving the R_Key again for each (the region may go away between
+ * them).  Under qp->recv_lock.
+ */
+#include <linux/ktime.h>
+#include "mlx_hw.h"
+#include "resp.h"
+
+/* An ACK or NAK (AETH @syndrome) for PSN @psn. */
+void mlx_hw_resp_send_ack(struct mlx_hw_qp *qp, u8 syndrome, u32 psn)
+{
+	u8 tp = mlx_hw_qp_transport(qp->ibx.qp_type);
+	struct sk_buff *skb;
+
+	skb = mlx_hw_pkt_alloc(qp, &qp->av, tp | MLX_HW_OPC_ACK, 0, false);
+	if (!skb)
+		return;		/* as if lost: the requester times out */
+	mlx_hw_aeth_set(mlx_hw_pkt_hdr(skb, MLX_HW_AETH), syndrome,
+			qp->resp.msn);
+	mlx_hw_pkt_bth(skb, qp, qp->dest_qpn, false, false, psn);
+	mlx_hw_pkt_xmit(qp, &qp->av, skb);
+}
+
+/* Sends the coalesced ACK, if one is due, before any other response. */
+void mlx_hw_resp_flush_ack(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_resp_side *r = &qp->resp;
+
+	if (!r->ack_pending)
+		return;
+	r->ack_pending = false;
+	mlx_hw_resp_send_ack(qp, MLX_HW_AETH_ACK | MLX_HW_AETH_NO_CREDIT,
+			     r->ack_psn);
+}
+
+void mlx_hw_resp_send_atomic_ack(struct mlx_hw_qp *qp, u32 psn,
+					u64 orig)
+{
+	u8 tp = mlx_hw_qp_transport(qp->ibx.qp_type);
+	struct sk_buff *skb;
+
+	mlx_hw_resp_flush_ack(qp);
+	skb = mlx_hw_pkt_alloc(qp, &qp->av, tp | MLX_HW_OPC_ATOMIC_ACK, 0,
+			       false);
+	if (!skb)
+		return;
+	mlx_hw_aeth_set(mlx_hw_pkt_hdr(skb, MLX_HW_AETH),
+			MLX_HW_AETH_ACK | MLX_HW_AETH_NO_CREDIT, qp->resp.msn);
+	mlx_hw_atmack_set(mlx_hw_pkt_hdr(skb, MLX_HW_ATMACK), orig);
+	mlx_hw_pkt_bth(skb, qp, qp->dest_qpn, false, false, psn);
+	mlx_hw_pkt_xmit(qp, &qp->av, skb);
+}
+
+/* The opcode of response packet @i of @n (as rxe: resuming = MIDDLE). */
+static u8 mlx_hw_read_resp_opcode(struct mlx_hw_qp *qp, u32 i, u32 n)
+{
+	u8 op;
+
+	if (n == 1)
+		op = MLX_HW_OPC_READ_RESP_ONLY;
+	else if (i == 0)
+		op = MLX_HW_OPC_READ_RESP_FIRST;
+	else if (i == n - 1)
+		op = MLX_HW_OPC_READ_RESP_LAST;
+	else
+		op = MLX_HW_OPC_READ_RESP_MIDDLE;
+	return mlx_hw_qp_transport(qp->ibx.qp_type) | op;
+}
+
+/*
+ * Sends the next READ response packet of resp.read.  Returns 0, -ENOBUFS
+ * (try again later) or -EACCES (the key no longer grants the range).
+ */
+static int mlx_hw_resp_read_pkt(struct mlx_hw_qp *qp, struct mlx_hw_res *res)
+{
+	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
+	u32 n = mlx_hw_psn_diff(res->last_psn, res->first_psn) + 1;
+	u32 i = mlx_hw_psn_diff(res->read.next_psn, res->first_psn);
+	u32 off = i * qp->mtu, len = min(qp->mtu, res->read.length - off);
+	struct mlx_hw_sgl *src = &qp->resp.wr_dst;
+	struct mlx_hw_cursor cur;
+	struct sk_buff *skb;
+	bool zcopy;
+	int err = 0;
+
+	mlx_hw_sgl_init(src);
+	if (len && mlx_hw_sgl_set_remote(dev, qp, src, res->read.rkey,
+					 res->read.va + off, len,
+					 IB_UVERBS_ACCESS_REMOTE_READ))
+		return -EACCES;
+	mlx_hw_cursor_init(&cur, src);
+	zcopy = qp->av.loopback && len && mlx_hw_can_zcopy(&cur, len);
+	skb = mlx_hw_pkt_alloc(qp, &qp->av, mlx_hw_read_resp_opcode(qp, i, n),
+			       len, zcopy);
+	if (!skb) {
+		err = -ENOBUFS;
+		goto out;
+	}
+	if (mlx_hw_pkt(skb)->mask & MLX_HW_M_AETH)
+		mlx_hw_aeth_set(mlx_hw_pkt_hdr(skb, MLX_HW_AETH),
+				MLX_HW_AETH_ACK | MLX_HW_AETH_NO_CREDIT,
+				qp->resp.msn);
+	if (len && mlx_hw_skb_add_data(skb, &cur, len, zcopy)) {
+		kfree_skb(skb);
+		err = -EACCES;
+		goto out;
+	}
+	mlx_hw_pkt_bth(skb, qp, qp->dest_qpn, false, false,
+		       res->read.next_psn);
+	err = mlx_hw_pkt_xmit(qp, &qp->av, skb);
+out:
+	mlx_hw_sgl_release(src);
+	return err;
+}
+
+/*
+ * Sends READ responses within @budget packets.  True when the READ is
+ * answered (or failed), false when it must go on later.
+ */
+static bool mlx_hw_resp_read_burst(struct mlx_hw_qp *qp,
+				   struct mlx_hw_res *res,
+				   unsigned int *budget)
+{
+	struct mlx_hw_resp_side *r = &qp->resp;
+	int err;
+
+	while (*budget) {
+		err = mlx_hw_resp_read_pkt(qp, res);
+		if (err == -ENOBUFS) {
+			r->wait_until = ktime_get_ns() + 50 * NSEC_PER_USEC;
+			mlx_hw_qp_arm_timer(qp, r->wait_until);
+			return false;
+		}
+		if (err) {
+			/* IBA 9.7.5.2.4: the range became inaccessible. */
+			res->read.active = false;
+			r->read = NULL;
+			mlx_hw_resp_send_ack(qp, MLX_HW_AETH_NAK |
+					     MLX_HW_NAK_REM_ACCESS,
+					     res->read.next_psn);
+			mlx_hw_qp_fatal(qp, IBX_EVENT_QP_ACCESS_ERR);
+			return true;
+		}
+		(*budget)--;
+		if (res->read.next_psn == res->last_psn) {
+			res->read.active = false;
+			r->read = NULL;
+			return true;
+		}
+		res->read.next_psn = mlx_hw_psn_add(res->read.next_psn, 1);
+	}
+	return false;
+}
+
+/* The READ responses due, within @budget; see mlx_hw_resp_read_burst(). */
+bool mlx_hw_resp_read_send(struct mlx_hw_qp *qp, unsigned int *budget)
+{
+	struct mlx_hw_resp_side *r = &qp->resp;
+	struct mlx_hw_res *res = r->read;
+	bool done;
+
+	/* XRC: the R_Key is checked against the PD of the request's SRQ. */
+	if (qp->ibx.qp_type == IB_UVERBS_QPT_XRC_TGT)
+		r->xsrq = mlx_hw_srq_get(to_mdev(qp->ibx.dev),
+					 res->read.xrc_srqn);
+	done = mlx_hw_resp_read_burst(qp, res, budget);
+	mlx_hw_resp_put_xrc_srq(qp);
+	return done;
+}
