@@ -351,13 +351,13 @@ static enum mlx_hw_comp_state mlx_hw_comp_check_ack(struct mlx_hw_qp *qp,
 }
 
 /*
- * Resolves the local data of @w into comp.sgl for writing (READ data,
+ * Resolves the local data of @w into qp->scratch for writing (READ data,
  * atomic result) and places a cursor @off bytes in.  0 or -EACCES.
  */
 static int mlx_hw_comp_local(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
 			     u32 off, struct mlx_hw_cursor *cur)
 {
-	struct mlx_hw_sgl *sgl = &qp->comp.sgl;
+	struct mlx_hw_sgl *sgl = &qp->scratch;
 	u32 i;
 
 	mlx_hw_sgl_init(sgl);
@@ -392,7 +392,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 	if (!err && pkt->paylen)
 		err = mlx_hw_copy_from_skb(&cur, c->skb, pkt->hdrlen,
 					   pkt->paylen);
-	mlx_hw_sgl_release(&qp->comp.sgl);
+	mlx_hw_sgl_release(&qp->scratch);
 	if (err) {
 		qp->comp.status = MLX_HW_WC_LOC_PROT_ERR;
 		return MLX_HW_COMP_ERROR;
@@ -414,7 +414,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_atomic(struct mlx_hw_qp *qp,
 	err = mlx_hw_comp_local(qp, c->w, 0, &cur);
 	if (!err)
 		err = mlx_hw_copy_from_kbuf(&cur, &orig, sizeof(orig));
-	mlx_hw_sgl_release(&qp->comp.sgl);
+	mlx_hw_sgl_release(&qp->scratch);
 	if (err) {
 		qp->comp.status = MLX_HW_WC_LOC_PROT_ERR;
 		return MLX_HW_COMP_ERROR;

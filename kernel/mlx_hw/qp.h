@@ -161,7 +161,6 @@ struct mlx_hw_comp {
 	bool retry_pending;		/* rewound; no progress seen since */
 	u64 timeout_at;			/* ktime ns of the ACK timeout, 0 off */
 	u8 status;			/* error status in COMP_ERROR */
-	struct mlx_hw_sgl sgl;		/* a WQE's local data, while written */
 };
 
 /*
@@ -307,6 +306,15 @@ struct mlx_hw_qp {
 	u8 sgid_index;			/* RC/UC: source GID index */
 	struct ibx_ah_attr ah;		/* RC/UC: the primary path */
 	struct mlx_hw_av av;		/* RC/UC: ah, resolved at RTR */
+
+	/*
+	 * Memory resolved and released within one call, never held across
+	 * calls: the completer writes READ data and atomic results through
+	 * it, the responder reads READ response data.  The two never run at
+	 * once (a QP runs in one context at a time, modify and destroy hold
+	 * both locks).
+	 */
+	struct mlx_hw_sgl scratch;
 
 	struct mlx_hw_req req;		/* send side, under send_lock */
 	struct mlx_hw_comp comp;	/* send side, under send_lock */

@@ -80,7 +80,7 @@ static int mlx_hw_resp_read_pkt(struct mlx_hw_qp *qp, struct mlx_hw_res *res)
 	u32 n = mlx_hw_psn_diff(res->last_psn, res->first_psn) + 1;
 	u32 i = mlx_hw_psn_diff(res->read.next_psn, res->first_psn);
 	u32 off = i * qp->mtu, len = min(qp->mtu, res->read.length - off);
-	struct mlx_hw_sgl *src = &qp->resp.wr_dst;
+	struct mlx_hw_sgl *src = &qp->scratch;	/* wr_dst may hold a WRITE */
 	struct mlx_hw_cursor cur;
 	struct sk_buff *skb;
 	bool zcopy;
