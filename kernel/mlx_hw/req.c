@@ -396,8 +396,12 @@ static enum mlx_hw_req_state mlx_hw_req_check_limits(struct mlx_hw_qp *qp,
 
 	if (w->done)
 		return MLX_HW_REQ_WAIT;	/* failed: waits for its turn */
-	if ((w->flags & MLX_HW_WQE_FENCE) && req->send_idx != qp->sq_ci)
-		return MLX_HW_REQ_WAIT;
+	if ((w->flags & MLX_HW_WQE_FENCE) && req->send_idx != qp->sq_ci) {
+		/* What is done (UC, UD, local) retires now; nothing else would. */
+		mlx_hw_comp_advance(qp);
+		if (req->send_idx != qp->sq_ci)
+			return MLX_HW_REQ_WAIT;
+	}
 	if (mlx_hw_swqe_rd_atomic(w) &&
 	    mlx_hw_req_rd_atomic_out(qp) >= max_t(u32, 1, qp->max_rd_atomic))
 		return MLX_HW_REQ_WAIT;
