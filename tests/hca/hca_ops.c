@@ -80,6 +80,7 @@ static const struct ut_test tests[] = {
 	{"atomics", test_atomics},
 	{"inline_unsignaled", test_inline_unsignaled},
 	{"ud", test_ud},
+	{"fence", test_fence},
 	{"iova", test_iova},
 	{"errors", test_errors},
 	{"events", test_events},

@@ -32,6 +32,7 @@ int test_atomics(struct ut_ctx *c);
 int test_inline_unsignaled(struct ut_ctx *c);
 int test_ud(struct ut_ctx *c);
 int test_iova(struct ut_ctx *c);
+int test_fence(struct ut_ctx *c);
 /* ops_errors.c */
 int test_errors(struct ut_ctx *c);
 int test_dereg_waiting(struct ut_ctx *c);

@@ -365,3 +365,86 @@ int test_iova(struct ut_ctx *c)
 	CHECK(!ibv_dereg_mr(mz) && !ibv_dereg_mr(mh), "dereg");
 	return 0;
 }
+
+/*
+ * FENCE (IBA 10.8.3.3): a WRITE fenced behind a READ sends the data the
+ * READ brought, though the READ's responses come after the WRITE could
+ * have left (many WQEs are in flight); and a fenced UD send behind another
+ * one posted with it is not held forever (UD WQEs are done when sent, with
+ * no ACK to come).
+ */
+int test_fence(struct ut_ctx *c)
+{
+	uint32_t n = 100000, far = UT_BUF_SIZE / 2;
+	struct ibv_ah_attr aa = {.is_global = 1,
+				 .port_num = 1,
+				 .grh = {.dgid = c->gid,
+					 .sgid_index = c->gid_index,
+					 .hop_limit = 64}};
+	struct ibv_sge sge = {(uintptr_t)c->buf + UT_SRC, 64, c->mr->lkey};
+	struct ibv_send_wr wr[2], *bad;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	struct pair p;
+	int i;
+
+	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
+		return -1;
+	/* READ remote DST -> local SRC, then WRITE local SRC -> remote far. */
+	ut_fill(c->buf + UT_DST, n, 21);
+	memset(c->buf + UT_SRC, 0, n);
+	memset(c->buf + UT_DST + far, 0, n);
+	CHECK(!ut_post_send(c, p.a, IBV_WR_RDMA_READ, UT_SRC, n, 1,
+			    (uintptr_t)c->buf + UT_DST, c->mr->rkey),
+	      "post read");
+	CHECK(!ut_post(c, p.a,
+		       &(struct ut_send){.op = IBV_WR_RDMA_WRITE,
+					 .off = UT_SRC,
+					 .len = n,
+					 .flags = IBV_SEND_SIGNALED |
+						  IBV_SEND_FENCE,
+					 .wr_id = 2,
+					 .raddr = (uintptr_t)c->buf + UT_DST +
+						  far,
+					 .rkey = c->mr->rkey}),
+	      "post fenced write");
+	CHECK(!ut_expect_op(c, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, n, NULL),
+	      "read");
+	CHECK(!ut_expect_op(c, 2, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, -1, NULL),
+	      "fenced write");
+	CHECK(!memcmp(c->buf + UT_DST, c->buf + UT_DST + far, n),
+	      "the fenced WRITE did not carry the READ's data");
+	pair_destroy(&p);
+
+	if (pair_create(c, &p, IBV_QPT_UD, false, 7))
+		return -1;
+	ah = ibv_create_ah(c->pd, &aa);
+	CHECK(ah, "create_ah: %s", strerror(errno));
+	for (i = 0; i < 2; i++)
+		CHECK(!ut_post_recv(c, p.b, NULL, UT_DST + i * 256, 256,
+				    60 + i),
+		      "post_recv");
+	/* One doorbell for both, so the requester meets them in one run. */
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 2; i++) {
+		wr[i].wr_id = 10 + i;
+		wr[i].sg_list = &sge;
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_SEND;
+		wr[i].send_flags = IBV_SEND_SIGNALED | (i ? IBV_SEND_FENCE : 0);
+		wr[i].wr.ud.ah = ah;
+		wr[i].wr.ud.remote_qpn = p.b->qp_num;
+		wr[i].wr.ud.remote_qkey = UT_QKEY;
+	}
+	wr[0].next = &wr[1];
+	CHECK(!ibv_post_send(p.a, wr, &bad), "post two UD sends");
+	for (i = 0; i < 4; i++) {
+		CHECK(!ut_poll_one(c->cq, &wc), "completion %d of 4 missing", i);
+		CHECK(wc.status == IBV_WC_SUCCESS, "wr %llu: %s",
+		      (unsigned long long)wc.wr_id,
+		      ibv_wc_status_str(wc.status));
+	}
+	ibv_destroy_ah(ah);
+	pair_destroy(&p);
+	return 0;
+}
