@@ -185,6 +185,7 @@ struct mlx_hw_comp_ctx {
 	struct mlx_hw_pkt *pkt;		/* its cb */
 	struct mlx_hw_swqe *w;		/* the WQE it concerns */
 	u32 retry_psn;			/* RETRY / RNR_RETRY: send again from */
+	bool timeout;			/* RETRY: the ACK timer fired */
 };
 
 /* The oldest WQE not done, or NULL. */
@@ -281,15 +282,8 @@ static enum mlx_hw_comp_state mlx_hw_comp_check_psn(struct mlx_hw_qp *qp,
 	    mlx_hw_psn_diff(p, c->w->first_psn) < 0 ||
 	    mlx_hw_psn_diff(p, c->w->first_psn) >= (int)c->w->npsn)
 		return MLX_HW_COMP_DONE;
-	/*
-	 * Responses went missing before this one: ask again, once.  The
-	 * rest of the burst that lost them arrives out of order too, and
-	 * must not count as further retries; the ACK timer covers a lost
-	 * retry.
-	 */
+	/* Responses went missing before this one: ask again. */
 	if (p != qp->comp.psn) {
-		if (qp->comp.retry_pending)
-			return MLX_HW_COMP_DONE;
 		c->retry_psn = qp->comp.psn;
 		return MLX_HW_COMP_RETRY;
 	}
@@ -445,17 +439,26 @@ static enum mlx_hw_comp_state mlx_hw_comp_write_send(struct mlx_hw_qp *qp,
 	return MLX_HW_COMP_DONE;
 }
 
+/*
+ * Sends the requester back to c->retry_psn, once per loss: until a
+ * response makes progress, the rest of the responses that saw the same
+ * loss (the burst behind a lost READ response, the ACKs behind a lost
+ * atomic ACK, a NAK duplicated on the way) must not rewind again nor use
+ * up retry_cnt.  A lost retransmission is the ACK timer's to find.
+ */
 static enum mlx_hw_comp_state mlx_hw_comp_retry(struct mlx_hw_qp *qp,
 						struct mlx_hw_comp_ctx *c)
 {
 	struct mlx_hw_comp *comp = &qp->comp;
 
-	mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_RETRANSMITS, 1);
+	if (comp->retry_pending && !c->timeout)
+		return MLX_HW_COMP_DONE;
 	if (++comp->retries > qp->retry_cnt) {
 		c->w = mlx_hw_comp_oldest(qp);
 		comp->status = MLX_HW_WC_RETRY_EXC_ERR;
 		return c->w ? MLX_HW_COMP_ERROR : MLX_HW_COMP_DONE;
 	}
+	mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_RETRANSMITS, 1);
 	mlx_hw_req_rewind(qp, c->retry_psn);
 	comp->retry_pending = true;
 	return MLX_HW_COMP_DONE;
@@ -537,7 +540,7 @@ static void mlx_hw_comp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
 /* No response in time (IBA 9.7.6.1.3): send again from the oldest PSN. */
 static void mlx_hw_comp_timeout(struct mlx_hw_qp *qp)
 {
-	struct mlx_hw_comp_ctx c = {};
+	struct mlx_hw_comp_ctx c = { .timeout = true };
 	struct mlx_hw_comp *comp = &qp->comp;
 
 	if (!comp->timeout_at)
