@@ -650,9 +650,33 @@ static void mlx_hw_resp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
 }
 
 /*
+ * True if the request at the head of the input queue is a duplicate READ.
+ * It takes over the READ responses under way: the requester lost one and
+ * discards everything after it, so streaming the rest first would only
+ * delay the answer it waits for (by a whole MiB at a small MTU).  Only
+ * this thread dequeues, so the head stays valid after the lock.
+ */
+static bool mlx_hw_resp_read_restart_queued(struct mlx_hw_qp *qp)
+{
+	struct sk_buff *skb;
+	unsigned long flags;
+	bool restart = false;
+
+	spin_lock_irqsave(&qp->resp_pkts.lock, flags);
+	skb = skb_peek(&qp->resp_pkts);
+	if (skb)
+		restart = (mlx_hw_pkt(skb)->mask & MLX_HW_M_READ) &&
+			  mlx_hw_psn_diff(mlx_hw_pkt(skb)->psn,
+					  qp->resp.psn) < 0;
+	spin_unlock_irqrestore(&qp->resp_pkts.lock, flags);
+	return restart;
+}
+
+/*
  * Runs the responder of a QP in RTR, RTS or SQD within the packet budget:
- * READ responses under way first (responses go out in request order),
- * then the queued requests; recv_lock held.
+ * READ responses under way first (responses go out in request order; a
+ * duplicate READ request is the exception), then the queued requests;
+ * recv_lock held.
  */
 void mlx_hw_responder(struct mlx_hw_qp *qp)
 {
@@ -668,7 +692,7 @@ void mlx_hw_responder(struct mlx_hw_qp *qp)
 		r->wait_until = 0;
 	}
 	while (budget) {
-		if (r->read) {
+		if (r->read && !mlx_hw_resp_read_restart_queued(qp)) {
 			if (!mlx_hw_resp_read_send(qp, &budget))
 				break;
 			continue;
