@@ -109,6 +109,7 @@ static int mlx_hw_add(const char *name)
 	spin_lock_init(&dev->run_lock);
 	INIT_LIST_HEAD(&dev->run_list);
 	skb_queue_head_init(&dev->rx_queue);
+	mutex_init(&dev->rx_lock);
 	spin_lock_init(&dev->lo_lock);
 	mutex_init(&dev->mcast_lock);
 	INIT_LIST_HEAD(&dev->mcast_list);

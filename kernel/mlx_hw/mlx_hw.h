@@ -211,6 +211,7 @@ struct mlx_hw_dev {
 	struct list_head run_list;	/* QPs with work, in arrival order */
 	unsigned int runners;		/* contexts in a pass: they drain it */
 	struct sk_buff_head rx_queue;	/* packets from the wire (net.c) */
+	struct mutex rx_lock;		/* one context takes rx_queue at a time */
 
 	/* Loopback fault injection: the packet held back to reorder. */
 	spinlock_t lo_lock;		/* protects lo_held */

@@ -7,8 +7,9 @@
  * that fails a check is dropped and counted by the reason (hw_counters
  * rx_drop_*); nothing here answers the sender: NAKs are the responder's.
  *
- * Runs in the engine (process context) or in a loopback sender, under RCU
- * for the latter's sake, and never sleeps.
+ * mlx_hw_rcv() runs in the engine (process context) or in a loopback
+ * sender, under RCU for the latter's sake, and never sleeps; the engine's
+ * mlx_hw_rx_dispatch() may wait for another context's dispatch.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -207,16 +208,26 @@ drop:
 	kfree_skb(skb);
 }
 
-/* Takes the packets the wire queued for @dev; true if there were any. */
+/*
+ * Takes the packets the wire queued for @dev; true if there were any.  The
+ * engine thread and MLX_HW_IOCTL_WAKE callers make passes at the same
+ * time: one at a time dequeues and hands over, or a packet taken by one
+ * could reach its QP's queue after the next one, taken by another (a
+ * sequence error for RC, a lost message for UC, disorder for UD).
+ */
 bool mlx_hw_rx_dispatch(struct mlx_hw_dev *dev)
 {
 	unsigned int budget = MLX_HW_PKT_BUDGET * 4;
 	struct sk_buff *skb;
 	bool did = false;
 
+	if (skb_queue_empty_lockless(&dev->rx_queue))
+		return false;
+	mutex_lock(&dev->rx_lock);
 	while (budget-- && (skb = skb_dequeue(&dev->rx_queue))) {
 		mlx_hw_rcv(dev, skb);
 		did = true;
 	}
+	mutex_unlock(&dev->rx_lock);
 	return did;
 }

@@ -21,9 +21,9 @@
  * (the CRC rdma_rxe computes, see icrc()) and, over IPv6, a correct UDP
  * checksum; over IPv4 the UDP checksum is 0, as rdma_rxe sends it.  Which
  * PSN they carry is the subject of psn_ahead().  IPv4 datagrams above the
- * link MTU go as fragments (the receiver's IP layer reassembles them); IPv6
- * ones are never fragmented.  No VLAN tags, IP options or IPv6 extension
- * headers, neither learned nor sent.
+ * link MTU (or --frag-mtu) go as fragments (the receiver's IP layer
+ * reassembles them); IPv6 ones are never fragmented.  No VLAN tags, IP
+ * options or IPv6 extension headers, neither learned nor sent.
  *
  * It cannot see the receiver's verdicts: a test compares the receiver's
  * counters and the stream's data.  The output is the same for the same
@@ -1168,6 +1168,7 @@ struct ctx {
 	u64 rng;
 	int sock, ifindex;
 	unsigned int dev_mtu;
+	unsigned int frag_mtu; /* IPv4 datagrams above: fragments */
 	FILE *pcap;
 	unsigned long sent[NCAT][MAX_VARIANTS];
 	unsigned long frames, seq;
@@ -1704,10 +1705,10 @@ static void gen_oversize(struct ctx *c, struct frame *fr, unsigned long i,
 	if (s.paylen > room)
 		s.paylen = room & ~3u;
 	build(fr, &c->t, &s, &c->rng, NULL);
-	/* Above the netdev MTU the datagram is sent as IPv4 fragments, which
-	 * the receiver's IP layer reassembles; the ICRC covers the header it
-	 * rebuilds, with no don't-fragment flag. */
-	if (!fr->v6 && fr->len - ETH_LEN > c->dev_mtu)
+	/* Above the netdev MTU (or --frag-mtu) the datagram is sent as IPv4
+	 * fragments, which the receiver's IP layer reassembles; the ICRC
+	 * covers the header it rebuilds, with no don't-fragment flag. */
+	if (!fr->v6 && fr->len - ETH_LEN > c->frag_mtu)
 		fr->df = false;
 	frame_seal(fr, lie);
 	if (lie < 0)
@@ -2167,7 +2168,7 @@ static int emit_fragments(struct ctx *c, const struct frame *fr)
 {
 	static u8 part[FRAME_MAX];
 	size_t hl = ETH_LEN + IP4_LEN, data = fr->len - hl;
-	size_t chunk = (c->dev_mtu - IP4_LEN) & ~7ul, off, n;
+	size_t chunk = (c->frag_mtu - IP4_LEN) & ~7ul, off, n;
 	u8 *ip = part + ETH_LEN;
 
 	for (off = 0; off < data; off += n) {
@@ -2205,7 +2206,7 @@ static void pace(struct ctx *c)
 static int emit(struct ctx *c, const struct frame *fr)
 {
 	pace(c);
-	if (!fr->v6 && fr->len - ETH_LEN > c->dev_mtu)
+	if (!fr->v6 && fr->len - ETH_LEN > c->frag_mtu)
 		return emit_fragments(c, fr);
 	return emit_frame(c, fr->b, fr->len);
 }
@@ -2399,6 +2400,9 @@ static void usage(void)
 		"  --learn-pcap FILE   learn from a capture instead\n"
 		"  --pmtu N            the path MTU (default: learned, else "
 		"4096)\n"
+		"  --frag-mtu N        send IPv4 datagrams above N bytes as "
+		"fragments (default:\n"
+		"                      the interface MTU; 576..MTU)\n"
 		"output:\n"
 		"  --write-pcap FILE   write the frames to FILE instead of "
 		"sending (MTU 1500)\n"
@@ -2461,6 +2465,7 @@ enum {
 	O_WRITE_PCAP,
 	O_CHECK_PCAP,
 	O_PMTU,
+	O_FRAG_MTU,
 	O_SEED,
 	O_PPS,
 	O_LIVE,
@@ -2480,6 +2485,7 @@ static const char *parse_args(struct ctx *c, int argc, char **argv)
 		{"write-pcap", 1, 0, O_WRITE_PCAP},
 		{"check-pcap", 1, 0, O_CHECK_PCAP},
 		{"pmtu", 1, 0, O_PMTU},
+		{"frag-mtu", 1, 0, O_FRAG_MTU},
 		{"seed", 1, 0, O_SEED},
 		{"pps", 1, 0, O_PPS},
 		{"live-psn", 0, 0, O_LIVE},
@@ -2523,6 +2529,11 @@ static const char *parse_args(struct ctx *c, int argc, char **argv)
 			break;
 		case O_PMTU:
 			c->pmtu_opt = parse_num(optarg);
+			break;
+		case O_FRAG_MTU:
+			c->frag_mtu = parse_num(optarg);
+			if (c->frag_mtu < 576)
+				usage();
 			break;
 		case O_SEED:
 			c->seed = parse_num(optarg);
@@ -2608,6 +2619,14 @@ int main(int argc, char **argv)
 		learn_dev(&c);
 	} else if (learn_file(&c)) {
 		return 1;
+	}
+	if (!c.frag_mtu)
+		c.frag_mtu = c.dev_mtu;
+	if (c.frag_mtu > c.dev_mtu) {
+		fprintf(stderr,
+			"roce_inject: --frag-mtu %u is above the MTU %u\n",
+			c.frag_mtu, c.dev_mtu);
+		return 2;
 	}
 	if (target_update(&c.l, &c.t, c.pmtu_opt)) {
 		ip_str(c.peer, c.peer_v6, peer, sizeof(peer));

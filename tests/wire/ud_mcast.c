@@ -5,7 +5,12 @@
  * intact.
  *
  *   ud_mcast -d DEV [-g GID_INDEX] -m GROUP -r [-q QPS] [-n COUNT] [-l PORT]
+ *            [-T SECONDS]
  *   ud_mcast -d DEV [-g GID_INDEX] -m GROUP -s [-n COUNT] [-w HOST:PORT]...
+ *            [-i USEC]
+ *   ud_mcast -d DEV -U -r [-n RING] [-l PORT] [-T SECONDS]
+ *   ud_mcast -d DEV [-g GID_INDEX] -D ADDR -Q QPN -s [-n COUNT] [-i USEC]
+ *            [-u FILE]
  *
  * GROUP is an IPv4 multicast address (its IPv4-mapped GID is the MGID, as
  * RoCE and rdma_cm map it) or an IPv6 one.  A receiver (-r) attaches QPS
@@ -14,8 +19,22 @@
  * sender waits for every receiver it names before it sends).  It exits 0
  * once each QP received messages 0..COUNT-1, each once, with the payload
  * and immediate data the sender derives from the message number; 1 on any
- * loss (after a 30 s timeout), duplicate or corruption.  Uses only the
- * standard verbs API, so it also runs on rxe with Debian's libibverbs.
+ * loss (after a 30 s timeout, or -T), duplicate or corruption.  The sender
+ * sends one message at a time, USEC (default 1000) microseconds apart.
+ *
+ * Unicast (-U, a UD stream for tests/wire/roce-inject-ud.pairtest): the
+ * receiver attaches to no group, prints its QP number ("ready: ... qpn N")
+ * and keeps RING receives posted (default 100), each reposted once
+ * checked; the sender sends to QP number QPN at ADDR (an IPv4 address,
+ * whose IPv4-mapped GID it uses, or an IPv6 GID) COUNT messages, or with
+ * -u until FILE exists (at least one), the last one flagged and sent
+ * three times (a copy may be lost).  The receiver, after a flagged message
+ * and a second for its copies, exits 0 if every message it got came in
+ * order, once and intact, and says how many never came ("N messages, M
+ * lost": UD does not resend what a link drops); 1 on a duplicate, a
+ * message out of order or corrupt, or after T seconds (default 30)
+ * without a message.  Uses only the standard verbs API, so it also runs on
+ * rxe with Debian's libibverbs.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,7 +55,10 @@
 
 static const char *dev_name;
 static int gid_index = 1, nqps = 1, count = 100, port = 18600, receiver;
-static int have_group;
+static int have_group, unicast, timeout_s = 30, interval_us = 1000;
+static unsigned int dest_qpn = 0xffffff;
+static const char *until;
+#define LAST_FLAG	0x80000000u	/* unicast: the sender's last message */
 static union ibv_gid mgid;
 static char *waits[MAX_WAIT];
 static int nwaits;
@@ -109,7 +131,7 @@ static struct ibv_qp *ud_qp(int depth)
 }
 
 /* Accepts one connection on @port (a sender waiting for us), in the back. */
-static void listen_ready(void)
+static void listen_ready(uint32_t qpn)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 				  .sin_port = htons(port) };
@@ -119,7 +141,11 @@ static void listen_ready(void)
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    listen(fd, 8))
 		FAIL("listen on %d: %s", port, strerror(errno));
-	printf("ready: %d QPs attached, listening on %d\n", nqps, port);
+	if (unicast)
+		printf("ready: listening on %d, qpn %u\n", port, qpn);
+	else
+		printf("ready: %d QPs attached, listening on %d\n", nqps,
+		       port);
 	fflush(stdout);
 }
 
@@ -152,8 +178,8 @@ static int receive(void)
 		if (ibv_attach_mcast(qps[q], &mgid, 0))
 			FAIL("attach_mcast: %s", strerror(errno));
 	}
-	listen_ready();
-	deadline = time(NULL) + 30;
+	listen_ready(qpn[0]);
+	deadline = time(NULL) + timeout_s;
 	while (total < nqps * count && time(NULL) < deadline) {
 		n = ibv_poll_cq(cq, 16, wc);
 		if (n < 0)
@@ -197,6 +223,102 @@ static int receive(void)
 	return 0;
 }
 
+/* Posts receive @slot (of MSG_LEN + GRH_LEN bytes) on @qp. */
+static void post_slot(struct ibv_qp *qp, int slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)buf + (size_t)slot * (MSG_LEN + GRH_LEN),
+		.length = MSG_LEN + GRH_LEN, .lkey = mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+
+	if (ibv_post_recv(qp, &wr, &bad))
+		FAIL("post_recv: %s", strerror(errno));
+}
+
+/* Unicast: messages 0, 1, ... in order until the flagged last one. */
+static int receive_stream(void)
+{
+	struct ibv_qp *qp = ud_qp(count);
+	struct ibv_wc wc[16];
+	uint32_t next = 0, lost = 0, imm, seq;
+	time_t idle_end;
+	uint8_t *p;
+	int i, j, n, last = 0;
+
+	for (i = 0; i < count; i++)
+		post_slot(qp, i);
+	listen_ready(qp->qp_num);
+	idle_end = time(NULL) + timeout_s;
+	while (!last) {
+		n = ibv_poll_cq(cq, 16, wc);
+		if (n < 0)
+			FAIL("poll_cq");
+		if (!n) {
+			if (time(NULL) > idle_end)
+				FAIL("qp %u: no message for %d s after %u",
+				     qp->qp_num, timeout_s, next);
+			continue;
+		}
+		idle_end = time(NULL) + timeout_s;
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS)
+				FAIL("receive status %s after %u messages",
+				     ibv_wc_status_str(wc[i].status), next);
+			if (last) {	/* a copy of the last message */
+				if (ntohl(wc[i].imm_data) !=
+				    ((next - 1) | LAST_FLAG))
+					FAIL("a message after the last one");
+				post_slot(qp, wc[i].wr_id);
+				continue;
+			}
+			if (!(wc[i].wc_flags & IBV_WC_GRH) ||
+			    !(wc[i].wc_flags & IBV_WC_WITH_IMM) ||
+			    wc[i].byte_len != MSG_LEN + GRH_LEN)
+				FAIL("completion: flags %#x len %u",
+				     wc[i].wc_flags, wc[i].byte_len);
+			imm = ntohl(wc[i].imm_data);
+			seq = imm & ~LAST_FLAG;
+			if (seq < next)
+				FAIL("message %u after %u: a duplicate or out "
+				     "of order", seq, next - 1);
+			if (seq > next)
+				printf("messages %u..%u lost\n", next, seq - 1);
+			lost += seq - next;
+			next = seq;
+			p = buf + wc[i].wr_id * (MSG_LEN + GRH_LEN) + GRH_LEN;
+			for (j = 0; j < MSG_LEN; j++)
+				if (p[j] != pattern(seq, j))
+					FAIL("message %u byte %d is %#x, want "
+					     "%#x", seq, j, p[j],
+					     pattern(seq, j));
+			next++;
+			last = !!(imm & LAST_FLAG);
+			post_slot(qp, wc[i].wr_id);
+		}
+	}
+	/* The copies of the last message, the only messages still due. */
+	idle_end = time(NULL) + 1;
+	while (time(NULL) <= idle_end) {
+		n = ibv_poll_cq(cq, 16, wc);
+		if (n < 0)
+			FAIL("poll_cq");
+		for (i = 0; i < n; i++) {
+			imm = ntohl(wc[i].imm_data);
+			if (wc[i].status != IBV_WC_SUCCESS ||
+			    imm != ((next - 1) | LAST_FLAG))
+				FAIL("after the last message %u: status %s, "
+				     "immediate data %#x", next - 1,
+				     ibv_wc_status_str(wc[i].status), imm);
+			post_slot(qp, wc[i].wr_id);
+		}
+	}
+	printf("ok: qp %u got %u messages in order, intact, %u lost\n",
+	       qp->qp_num, next - lost, lost);
+	ibv_destroy_qp(qp);
+	return 0;
+}
+
 /* Waits until HOST:PORT accepts a connection (a ready receiver). */
 static void wait_for(const char *hostport)
 {
@@ -226,6 +348,37 @@ static void wait_for(const char *hostport)
 	freeaddrinfo(ai);
 }
 
+/* Sends message @seq (LAST_FLAG in @flag or not) and waits for its CQE. */
+static void send_one(struct ibv_qp *qp, struct ibv_ah *ah, int seq,
+		     uint32_t flag)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = MSG_LEN,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = seq, .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_SEND_WITH_IMM,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+	int j, n;
+
+	for (j = 0; j < MSG_LEN; j++)
+		buf[j] = pattern(seq, j);
+	wr.imm_data = htonl(seq | flag);
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = dest_qpn;
+	wr.wr.ud.remote_qkey = QKEY;
+	if (ibv_post_send(qp, &wr, &bad))
+		FAIL("post_send %d: %s", seq, strerror(errno));
+	/* One at a time: the buffer is reused, receivers keep up. */
+	do {
+		n = ibv_poll_cq(cq, 1, &wc);
+	} while (!n);
+	if (n < 0 || wc.status != IBV_WC_SUCCESS)
+		FAIL("send %d: %s", seq,
+		     n < 0 ? "poll" : ibv_wc_status_str(wc.status));
+	usleep(interval_us);
+}
+
 static int send_all(void)
 {
 	struct ibv_qp *qp;
@@ -233,10 +386,7 @@ static int send_all(void)
 				  .grh = { .dgid = mgid, .hop_limit = 8,
 					   .sgid_index = gid_index } };
 	struct ibv_ah *ah;
-	struct ibv_send_wr wr, *bad;
-	struct ibv_sge sge;
-	struct ibv_wc wc;
-	int i, j, n;
+	int i, last, copies;
 
 	for (i = 0; i < nwaits; i++)
 		wait_for(waits[i]);
@@ -244,34 +394,16 @@ static int send_all(void)
 	ah = ibv_create_ah(pd, &aa);
 	if (!ah)
 		FAIL("create_ah: %s", strerror(errno));
-	for (i = 0; i < count; i++) {
-		for (j = 0; j < MSG_LEN; j++)
-			buf[j] = pattern(i, j);
-		sge.addr = (uintptr_t)buf;
-		sge.length = MSG_LEN;
-		sge.lkey = mr->lkey;
-		memset(&wr, 0, sizeof(wr));
-		wr.wr_id = i;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		wr.opcode = IBV_WR_SEND_WITH_IMM;
-		wr.imm_data = htonl(i);
-		wr.send_flags = IBV_SEND_SIGNALED;
-		wr.wr.ud.ah = ah;
-		wr.wr.ud.remote_qpn = 0xffffff;
-		wr.wr.ud.remote_qkey = QKEY;
-		if (ibv_post_send(qp, &wr, &bad))
-			FAIL("post_send %d: %s", i, strerror(errno));
-		/* One at a time: the buffer is reused, receivers keep up. */
-		do {
-			n = ibv_poll_cq(cq, 1, &wc);
-		} while (!n);
-		if (n < 0 || wc.status != IBV_WC_SUCCESS)
-			FAIL("send %d: %s", i,
-			     n < 0 ? "poll" : ibv_wc_status_str(wc.status));
-		usleep(1000);
+	for (i = 0;; i++) {
+		last = i + 1 >= count && (!until || !access(until, F_OK));
+		/* unicast: the last one flagged, three times */
+		for (copies = last && unicast ? 3 : 1; copies; copies--)
+			send_one(qp, ah, i, last && unicast ? LAST_FLAG : 0);
+		if (last)
+			break;
 	}
-	printf("sent %d messages to the group\n", count);
+	printf("sent %d messages to %s\n", i + 1,
+	       unicast ? "the QP" : "the group");
 	ibv_destroy_ah(ah);
 	ibv_destroy_qp(qp);
 	return 0;
@@ -295,7 +427,7 @@ int main(int argc, char **argv)
 {
 	int opt, sender = 0;
 
-	while ((opt = getopt(argc, argv, "d:g:m:rsq:n:l:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:m:rsq:n:l:w:UD:Q:T:i:u:")) != -1) {
 		switch (opt) {
 		case 'd': dev_name = optarg; break;
 		case 'g': gid_index = atoi(optarg); break;
@@ -305,6 +437,12 @@ int main(int argc, char **argv)
 		case 'q': nqps = atoi(optarg); break;
 		case 'n': count = atoi(optarg); break;
 		case 'l': port = atoi(optarg); break;
+		case 'U': unicast = 1; break;
+		case 'D': unicast = 1; parse_group(optarg); break;
+		case 'Q': dest_qpn = strtoul(optarg, NULL, 0); break;
+		case 'T': timeout_s = atoi(optarg); break;
+		case 'i': interval_us = atoi(optarg); break;
+		case 'u': until = optarg; break;
 		case 'w':
 			if (nwaits < MAX_WAIT)
 				waits[nwaits++] = optarg;
@@ -314,10 +452,14 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!dev_name || receiver == sender || nqps < 1 || nqps > MAX_QPS ||
-	    count < 1 || count > 4096 || !have_group) {
+	    count < 1 || count > 4096 || (!have_group && !(unicast && receiver)) ||
+	    (unicast && (nqps != 1 || (sender && dest_qpn >= 0xffffff))) ||
+	    (until && (receiver || !unicast))) {
 		fprintf(stderr, "usage: see the header of ud_mcast.c\n");
 		return 2;
 	}
 	open_device();
-	return receiver ? receive() : send_all();
+	if (receiver)
+		return unicast ? receive_stream() : receive();
+	return send_all();
 }

@@ -3,7 +3,9 @@
  * wire_data - data across the wire on one RC QP pair, every byte checked.
  *
  *   server: wire_data [-d DEV] [-g GID_INDEX] [-m MTU] [-p PORT] [-s SEED]
- *   client: wire_data [-d DEV] [-g GID_INDEX] [-m MTU] [-p PORT] [-s SEED] HOST
+ *                     [-M BYTES]
+ *   client: wire_data [-d DEV] [-g GID_INDEX] [-m MTU] [-p PORT] [-s SEED]
+ *                     [-M BYTES] [-u FILE] HOST
  *
  * The two sides exchange QP number, PSN, GID, rkey and buffer address over
  * TCP and connect an RC QP with path MTU MTU (256..4096, default 1024) on
@@ -15,7 +17,12 @@
  * 5 MTU+3 bytes and 1 MiB; then ATOMIC_CMP_AND_SWP (a hit and a miss),
  * ATOMIC_FETCH_AND_ADD twice (the second carries into the high word) and a
  * READ of the result; last an RDMA_WRITE through the last invalidated rkey,
- * which must fail with a remote access error and change nothing.
+ * which must fail with a remote access error and change nothing.  With -u
+ * the client repeats the sequence up to the atomics (a round) until FILE
+ * exists, at least once, and the server follows: a stream that lasts as
+ * long as a test needs (tests/wire/roce-inject.pairtest).  -M (both sides)
+ * caps the message sizes at BYTES: shorter bursts, which a lossy link
+ * drops less of.
  *
  * Message data follow a pattern of SEED and the message's index, at an
  * offset that changes from one message to the next.  The side that receives
@@ -63,7 +70,7 @@ static const char *const op_name[] = {
 #define N_SIZES 8
 
 struct peer {
-	uint32_t qpn, psn, rkey, mtu, seed;
+	uint32_t qpn, psn, rkey, mtu, seed, max_msg;
 	uint64_t addr;
 	union ibv_gid gid;
 };
@@ -82,6 +89,9 @@ static struct {
 	unsigned int inv_flag; /* what says WITH_INV in wc_flags */
 	uint8_t *buf;
 	struct peer me, peer;
+	const char *until;    /* -u: rounds until this file exists */
+	unsigned int max_msg; /* -M */
+	unsigned int rounds;
 	/* what is being checked, for the failure messages */
 	const char *what;
 	unsigned int msg, size;
@@ -308,14 +318,18 @@ static void exchange(void)
 
 	for (i = 0; i < 16; i++)
 		sprintf(gid + 2 * i, "%02x", g.me.gid.raw[i]);
-	ctl_send("WIRE %x %x %x %llx %s %u %u\n", g.me.qpn, g.me.psn, g.me.rkey,
-		 (unsigned long long)g.me.addr, gid, g.me.mtu, g.me.seed);
+	ctl_send("WIRE %x %x %x %llx %s %u %u %u\n", g.me.qpn, g.me.psn,
+		 g.me.rkey, (unsigned long long)g.me.addr, gid, g.me.mtu,
+		 g.me.seed, g.max_msg);
 	ctl_recv(line, sizeof(line));
-	if (sscanf(line, "WIRE %x %x %x %llx %32s %u %u", &g.peer.qpn,
+	if (sscanf(line, "WIRE %x %x %x %llx %32s %u %u %u", &g.peer.qpn,
 		   &g.peer.psn, &g.peer.rkey, &addr, gid, &g.peer.mtu,
-		   &g.peer.seed) != 7 ||
+		   &g.peer.seed, &g.peer.max_msg) != 8 ||
 	    strlen(gid) != 32)
 		die("the peer's coordinates: '%s'", line);
+	if (g.peer.max_msg != g.max_msg)
+		die("the peer runs with -M %u, this side with %u",
+		    g.peer.max_msg, g.max_msg);
 	g.peer.addr = addr;
 	for (i = 0; i < 16; i++)
 		sscanf(gid + 2 * i, "%2hhx", &g.peer.gid.raw[i]);
@@ -560,7 +574,7 @@ static unsigned int size_of(int i)
 		0, 1, m - 1, m, m + 1, 4 * m, 5 * m + 3, MAX_MSG,
 	};
 
-	return sizes[i];
+	return sizes[i] < g.max_msg ? sizes[i] : g.max_msg;
 }
 
 /* Binds the type 2 window to the server's window area under a new rkey. */
@@ -763,10 +777,40 @@ static void client_invalidated(void)
 	ctl_send("DONE %u\n", g.msg);
 }
 
+/*
+ * Whether another round follows: the client decides (one round, or with
+ * -u until the file exists) and tells the server, "ROUND <n>" or "END".
+ */
+static bool next_round(void)
+{
+	char line[256];
+	unsigned int n;
+	bool more;
+
+	if (!g.server) {
+		more = !g.rounds || (g.until && access(g.until, F_OK));
+		if (more)
+			ctl_send("ROUND %u\n", g.rounds + 1);
+		else
+			ctl_send("END\n");
+	} else {
+		ctl_recv(line, sizeof(line));
+		more = sscanf(line, "ROUND %u", &n) == 1 && n == g.rounds + 1;
+		if (!more && strcmp(line, "END"))
+			die("control connection: got '%s', expected 'ROUND %u' "
+			    "or 'END'",
+			    line, g.rounds + 1);
+	}
+	if (more && g.until && !g.server)
+		printf("wire_data client: round %u\n", g.rounds + 1);
+	g.rounds += more;
+	return more;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: wire_data [-d DEV] [-g GID_INDEX] [-m MTU] [-p "
-			"PORT] [-s SEED] [HOST]\n");
+			"PORT] [-s SEED] [-M BYTES] [-u FILE] [HOST]\n");
 	exit(2);
 }
 
@@ -778,7 +822,8 @@ int main(int argc, char **argv)
 	g.mtu = 1024;
 	g.gid_index = 1;
 	g.seed = 1;
-	while ((c = getopt(argc, argv, "d:g:m:p:s:")) != -1) {
+	g.max_msg = MAX_MSG;
+	while ((c = getopt(argc, argv, "d:g:m:p:s:M:u:")) != -1) {
 		switch (c) {
 		case 'd':
 			dev = optarg;
@@ -795,6 +840,14 @@ int main(int argc, char **argv)
 		case 's':
 			g.seed = strtoul(optarg, NULL, 0);
 			break;
+		case 'u':
+			g.until = optarg;
+			break;
+		case 'M':
+			g.max_msg = strtoul(optarg, NULL, 0);
+			if (!g.max_msg || g.max_msg > MAX_MSG)
+				usage();
+			break;
 		default:
 			usage();
 		}
@@ -802,6 +855,8 @@ int main(int argc, char **argv)
 	if (optind < argc - 1)
 		usage();
 	g.server = optind == argc;
+	if (g.server && g.until)
+		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mtu_enum(g.mtu);
 	open_device(dev);
@@ -809,23 +864,25 @@ int main(int argc, char **argv)
 	exchange();
 	connect_qp();
 
-	for (o = 0; o < N_OPS; o++) {
-		for (s = 0; s < N_SIZES; s++, g.msg++) {
-			g.what = op_name[o];
-			g.size = size_of(s);
-			if (g.server)
-				server_message(o, g.size);
-			else
-				client_message(o, g.size);
+	while (next_round()) {
+		for (o = 0; o < N_OPS; o++) {
+			for (s = 0; s < N_SIZES; s++, g.msg++) {
+				g.what = op_name[o];
+				g.size = size_of(s);
+				if (g.server)
+					server_message(o, g.size);
+				else
+					client_message(o, g.size);
+			}
 		}
+		g.size = 8;
+		g.what = "atomics";
+		if (g.server)
+			server_atomics();
+		else
+			client_atomics();
+		g.msg++;
 	}
-	g.size = 8;
-	g.what = "atomics";
-	if (g.server)
-		server_atomics();
-	else
-		client_atomics();
-	g.msg++;
 	g.what = "RDMA_WRITE through the invalidated window rkey";
 	if (g.server)
 		server_invalidated();
@@ -833,10 +890,10 @@ int main(int argc, char **argv)
 		client_invalidated();
 	g.msg++;
 
-	printf("wire_data %s: %s, mtu %d, seed %u: %u messages, %u checks, %u "
-	       "failures: %s\n",
+	printf("wire_data %s: %s, mtu %d, seed %u: %u messages in %u rounds, "
+	       "%u checks, %u failures: %s\n",
 	       g.server ? "server" : "client",
 	       ibv_get_device_name(g.ctx->device), g.mtu, g.seed, g.msg,
-	       g.checks, g.failures, g.failures ? "FAIL" : "PASS");
+	       g.rounds, g.checks, g.failures, g.failures ? "FAIL" : "PASS");
 	return g.failures ? 1 : 0;
 }
