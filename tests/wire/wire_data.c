@@ -3,9 +3,9 @@
  * wire_data - data across the wire on one RC QP pair, every byte checked.
  *
  *   server: wire_data [-d DEV] [-g GID_INDEX] [-m MTU] [-p PORT] [-s SEED]
- *                     [-M BYTES]
- *   client: wire_data [-d DEV] [-g GID_INDEX] [-m MTU] [-p PORT] [-s SEED]
- *                     [-M BYTES] [-u FILE] HOST
+ *                     [-M BYTES] [-b MIB [-o swr] | -c stream|quiet -C CMD
+ *                     [-t TIMEOUT] [-r RETRY]]
+ *   client: wire_data (the same options) [-u FILE] HOST
  *
  * The two sides exchange QP number, PSN, GID, rkey and buffer address over
  * TCP and connect an RC QP with path MTU MTU (256..4096, default 1024) on
@@ -32,6 +32,28 @@
  * server the final value in its memory.  Only standard verbs are used: the
  * program runs on Debian's libibverbs (rxe) as on ours.
  *
+ * Bulk mode (-b MIB): instead of the messages above, the client moves MIB
+ * MiB three times, each time with BULK_DEPTH work requests of 64 KiB in
+ * flight: by SEND (the server keeps BULK_RECVS receives posted, each for its
+ * place in its buffer), by RDMA WRITE into the server's buffer, and by RDMA
+ * READ of it (the server having filled it anew).  Both sides then compute a
+ * checksum of each MiB of their buffer (the data sent and the data received)
+ * and compare them over the TCP connection; a MiB that differs fails.  The
+ * time of each transfer is printed, for information only.  -o takes a subset
+ * of the letters s, w, r: only those transfers (both sides must agree).
+ *
+ * Cut mode (-c stream|quiet, with -C CMD): the client streams RDMA WRITEs
+ * of 4 KiB (BULK_DEPTH in flight) on a QP with ACK timeout -t and retry count -r, and
+ * after CUT_WRS completions runs CMD (sh -c), which is to cut the link; the
+ * server runs its own CMD once connected and ends when it returns.  With
+ * "stream" CMD runs while the client keeps the stream going; with "quiet"
+ * the client first waits for every completion, runs CMD to its end, then
+ * posts BULK_DEPTH WRITEs.  Either way the oldest outstanding WQE must
+ * complete with IBV_WC_RETRY_EXC_ERR, every later one with
+ * IBV_WC_WR_FLUSH_ERR, in order, within CUT_LIMIT_S, and the QP must be in
+ * ERR; "quiet" also checks that the error took at least retry_count + 1 ACK
+ * timeouts.
+ *
  * Exit status 0 iff every check of this side passed, 1 after a failed check
  * (each printed with the operation, size and byte), 2 when the set-up fails.
  */
@@ -48,6 +70,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <infiniband/verbs.h>
 
 #define MAX_MSG (1u << 20)
@@ -55,11 +78,19 @@
 #define GUARD 32		     /* bytes of guard checked after it */
 #define REGION (MAX_MSG + 4096)	     /* one message area */
 #define ATOM_OFF (2 * REGION)	     /* atomics: target / results */
-#define BUF_SIZE (2 * REGION + 4096) /* the registered buffer */
+#define BULK_OFF (2 * REGION + 4096) /* bulk and cut modes' area */
 #define MW_OFF REGION		     /* the server's window: 4 KiB */
 #define GUARD_BYTE 0xa5
 #define CTL_TIMEOUT_MS 120000
 #define CQ_TIMEOUT_S 20
+#define MIB (1u << 20)
+#define BULK_MSG (64u << 10)	/* bytes per bulk work request */
+#define BULK_DEPTH 16		/* send work requests in flight */
+#define BULK_RECVS 64		/* receives the bulk server keeps posted */
+#define BULK_TIMEOUT_S 120	/* longest wait for a bulk completion */
+#define CUT_MSG 4096		/* bytes per WRITE in cut mode */
+#define CUT_WRS 256		/* WRITEs that complete before the cut */
+#define CUT_LIMIT_S 120		/* longest wait for the error after it */
 
 enum op { OP_SEND, OP_SEND_IMM, OP_SEND_INV, OP_WRITE, OP_WRITE_IMM, OP_READ };
 static const char *const op_name[] = {
@@ -75,12 +106,22 @@ struct peer {
 	union ibv_gid gid;
 };
 
+enum cut_mode { CUT_NONE, CUT_STREAM, CUT_QUIET };
+
 static struct {
 	bool server;
 	int mtu, gid_index, sock;
 	unsigned int seed;
+	unsigned int bulk_mib;	/* -b: bulk mode, MiB per transfer */
+	const char *bulk_ops;	/* -o: of SEND, WRITE, READ ("swr") */
+	enum cut_mode cut;	/* -c */
+	const char *hook;	/* -C: the command that cuts the link */
+	int timeout, retry_cnt; /* -t, -r: the QP's ACK timeout, retry count */
+	int ctl_timeout_ms;	/* longest wait for the peer's next line */
+	size_t buf_size;	/* bytes registered at buf */
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
+	struct ibv_comp_channel *channel; /* the CQ's events (bulk, cut) */
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
@@ -235,10 +276,10 @@ static void ctl_recv(char *line, size_t len)
 	size_t n = 0;
 
 	while (n + 1 < len) {
-		if (poll(&pfd, 1, CTL_TIMEOUT_MS) != 1)
+		if (poll(&pfd, 1, g.ctl_timeout_ms) != 1)
 			die("control connection: nothing from the peer in %d s "
 			    "(msg %u)",
-			    CTL_TIMEOUT_MS / 1000, g.msg);
+			    g.ctl_timeout_ms / 1000, g.msg);
 		if (read(g.sock, line + n, 1) != 1)
 			die("control connection closed by the peer (msg %u)",
 			    g.msg);
@@ -314,22 +355,24 @@ static void exchange(void)
 {
 	char line[256], gid[33];
 	unsigned long long addr;
+	unsigned int bulk, cut;
 	int i;
 
 	for (i = 0; i < 16; i++)
 		sprintf(gid + 2 * i, "%02x", g.me.gid.raw[i]);
-	ctl_send("WIRE %x %x %x %llx %s %u %u %u\n", g.me.qpn, g.me.psn,
+	ctl_send("WIRE %x %x %x %llx %s %u %u %u %u %u\n", g.me.qpn, g.me.psn,
 		 g.me.rkey, (unsigned long long)g.me.addr, gid, g.me.mtu,
-		 g.me.seed, g.max_msg);
+		 g.me.seed, g.max_msg, g.bulk_mib, g.cut);
 	ctl_recv(line, sizeof(line));
-	if (sscanf(line, "WIRE %x %x %x %llx %32s %u %u %u", &g.peer.qpn,
+	if (sscanf(line, "WIRE %x %x %x %llx %32s %u %u %u %u %u", &g.peer.qpn,
 		   &g.peer.psn, &g.peer.rkey, &addr, gid, &g.peer.mtu,
-		   &g.peer.seed, &g.peer.max_msg) != 8 ||
+		   &g.peer.seed, &g.peer.max_msg, &bulk, &cut) != 10 ||
 	    strlen(gid) != 32)
 		die("the peer's coordinates: '%s'", line);
-	if (g.peer.max_msg != g.max_msg)
-		die("the peer runs with -M %u, this side with %u",
-		    g.peer.max_msg, g.max_msg);
+	if (g.peer.max_msg != g.max_msg || bulk != g.bulk_mib || cut != g.cut)
+		die("the peer runs with -M %u, -b %u and cut mode %u, this side "
+		    "with -M %u, -b %u and cut mode %u",
+		    g.peer.max_msg, bulk, cut, g.max_msg, g.bulk_mib, g.cut);
 	g.peer.addr = addr;
 	for (i = 0; i < 16; i++)
 		sscanf(gid + 2 * i, "%2hhx", &g.peer.gid.raw[i]);
@@ -356,8 +399,8 @@ static void open_device(const char *name)
 {
 	struct ibv_qp_init_attr qia = {
 		.qp_type = IBV_QPT_RC,
-		.cap = {.max_send_wr = 8,
-			.max_recv_wr = 8,
+		.cap = {.max_send_wr = BULK_DEPTH,
+			.max_recv_wr = BULK_RECVS,
 			.max_send_sge = 1,
 			.max_recv_sge = 1},
 	};
@@ -388,12 +431,21 @@ static void open_device(const char *name)
 	if (ibv_query_gid(g.ctx, 1, g.gid_index, &g.me.gid))
 		die("query_gid %d: %s", g.gid_index, strerror(errno));
 	g.pd = ibv_alloc_pd(g.ctx);
-	g.cq = ibv_create_cq(g.ctx, 32, NULL, NULL, 0);
-	g.buf = aligned_alloc(4096, BUF_SIZE);
+	g.channel = ibv_create_comp_channel(g.ctx);
+	if (!g.channel)
+		die("create_comp_channel: %s", strerror(errno));
+	g.cq = ibv_create_cq(g.ctx, BULK_DEPTH + BULK_RECVS, NULL, g.channel,
+			     0);
+	g.buf_size = BULK_OFF;
+	if (g.bulk_mib)
+		g.buf_size += (size_t)g.bulk_mib * MIB;
+	else if (g.cut)
+		g.buf_size += MIB;
+	g.buf = aligned_alloc(4096, g.buf_size);
 	if (!g.pd || !g.cq || !g.buf)
 		die("pd, cq or buffer: %s", strerror(errno));
-	memset(g.buf, 0, BUF_SIZE);
-	g.mr = ibv_reg_mr(g.pd, g.buf, BUF_SIZE,
+	memset(g.buf, 0, g.buf_size);
+	g.mr = ibv_reg_mr(g.pd, g.buf, g.buf_size,
 			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 				  IBV_ACCESS_REMOTE_READ |
 				  IBV_ACCESS_REMOTE_ATOMIC |
@@ -454,8 +506,8 @@ static void connect_qp(void)
 				  IBV_QP_MIN_RNR_TIMER))
 		die("modify_qp RTR: %s", strerror(errno));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
+	a.timeout = g.timeout;
+	a.retry_cnt = g.retry_cnt;
 	a.rnr_retry = 7;
 	a.sq_psn = g.me.psn;
 	a.max_rd_atomic = 4;
@@ -807,10 +859,441 @@ static bool next_round(void)
 	return more;
 }
 
+/* --- bulk mode (-b) -------------------------------------------------------- */
+
+enum bulk_op { BULK_SEND, BULK_WRITE, BULK_READ, N_BULK };
+static const char *const bulk_name[N_BULK] = {"SEND", "RDMA_WRITE",
+					      "RDMA_READ"};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint8_t *bulk_area(void)
+{
+	return g.buf + BULK_OFF;
+}
+
+/* The bulk area's size: -b MIB, or 1 MiB in cut mode. */
+static size_t bulk_bytes(void)
+{
+	return g.bulk_mib ? (size_t)g.bulk_mib * MIB : MIB;
+}
+
+/* Fills @n bytes (a multiple of 8) with the pattern of the seed and @op. */
+static void bulk_fill(uint8_t *p, size_t n, enum bulk_op op)
+{
+	uint64_t x = (g.seed + 1ull) * 0x9e3779b97f4a7c15ull ^ (op + 1ull) << 40;
+	size_t i;
+
+	for (i = 0; i < n; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(p + i, &x, 8);
+	}
+}
+
+/*
+ * A checksum of @n bytes (a multiple of 8), word by word: each step is a
+ * bijection of the running value, so one changed word always changes it.
+ */
+static uint64_t bulk_csum(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0x243f6a8885a308d3ull, w;
+	size_t i;
+
+	for (i = 0; i < n; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/*
+ * After transfer @op, each side sends the checksum of every MiB of its bulk
+ * area (what it sent, or what it received) and compares the peer's with its
+ * own.
+ */
+static void bulk_compare(enum bulk_op op)
+{
+	unsigned int i, n = g.bulk_mib, o, idx, bad = 0;
+	uint64_t *mine = calloc(n, sizeof(*mine));
+	unsigned long long theirs;
+	char line[256];
+
+	if (!mine)
+		die("calloc: %s", strerror(errno));
+	for (i = 0; i < n; i++)
+		mine[i] = bulk_csum(bulk_area() + (size_t)i * MIB, MIB);
+	for (i = 0; i < n; i++)
+		ctl_send("SUM %u %u %016llx\n", op, i,
+			 (unsigned long long)mine[i]);
+	for (i = 0; i < n; i++) {
+		ctl_recv(line, sizeof(line));
+		if (sscanf(line, "SUM %u %u %llx", &o, &idx, &theirs) != 3 ||
+		    o != op || idx != i)
+			die("control connection: got '%s', expected 'SUM %u %u "
+			    "...'",
+			    line, op, i);
+		g.checks++;
+		if (theirs == mine[i])
+			continue;
+		if (bad++ < 4)
+			fail("the checksum of MiB %u is %016llx here, %016llx "
+			     "at the peer",
+			     i, (unsigned long long)mine[i], theirs);
+		else
+			g.failures++;
+	}
+	printf("wire_data %s: bulk %s: %u MiB, checksum %016llx: %s\n",
+	       g.server ? "server" : "client", bulk_name[op], n,
+	       (unsigned long long)bulk_csum((uint8_t *)mine, n * 8ul),
+	       bad ? "DIFFERENT" : "equal to the peer's");
+	if (bad)
+		fprintf(stderr,
+			"FAIL [%s] bulk %s: %u of %u MiB differ from the "
+			"peer's\n",
+			g.server ? "server" : "client", bulk_name[op], bad, n);
+	free(mine);
+}
+
+/* Checks bulk completion @wc: @op's @i-th; a failed one ends the run. */
+static void bulk_check_wc(const struct ibv_wc *wc, enum ibv_wc_opcode opcode,
+			  unsigned int i)
+{
+	g.msg = i;
+	CHECK(wc->status == IBV_WC_SUCCESS, "completion status %s (%d)",
+	      ibv_wc_status_str(wc->status), wc->status);
+	if (wc->status != IBV_WC_SUCCESS)
+		abort_run();
+	CHECK(wc->wr_id == i, "completion wr_id %llu, expected %u",
+	      (unsigned long long)wc->wr_id, i);
+	CHECK(wc->opcode == opcode, "completion opcode %d, expected %d",
+	      wc->opcode, opcode);
+	if (opcode == IBV_WC_RECV)
+		CHECK(wc->byte_len == BULK_MSG,
+		      "completion byte_len %u, expected %u", wc->byte_len,
+		      BULK_MSG);
+}
+
+/*
+ * Polls up to @max completions; with none, waits at most @ms for the CQ's
+ * event and polls again.  Sleeping, not spinning: in an emulated guest a
+ * spinning poller takes the CPU that the transfer needs.
+ */
+static int poll_or_wait(struct ibv_wc *wc, int max, int ms)
+{
+	struct pollfd pfd = {.fd = g.channel->fd, .events = POLLIN};
+	struct ibv_cq *cq;
+	void *ctx;
+	int n = ibv_poll_cq(g.cq, max, wc);
+
+	if (n)
+		return n;
+	if (ibv_req_notify_cq(g.cq, 0))
+		die("req_notify_cq: %s", strerror(errno));
+	/* A completion between the poll and the arming raises no event. */
+	n = ibv_poll_cq(g.cq, max, wc);
+	if (n)
+		return n;
+	if (poll(&pfd, 1, ms) == 1 && !ibv_get_cq_event(g.channel, &cq, &ctx))
+		ibv_ack_cq_events(cq, 1);
+	return ibv_poll_cq(g.cq, max, wc);
+}
+
+/* Polls up to @max completions, waiting at most BULK_TIMEOUT_S for one. */
+static int bulk_poll(struct ibv_wc *wc, int max, unsigned int done)
+{
+	double end = now_s() + BULK_TIMEOUT_S;
+	int n;
+
+	while (!(n = poll_or_wait(wc, max, 100)))
+		if (now_s() > end)
+			break;
+	if (n <= 0) {
+		g.msg = done;
+		fail("no completion within %d s (poll_cq %d)", BULK_TIMEOUT_S,
+		     n);
+		abort_run();
+	}
+	return n;
+}
+
+/* Posts work request @i of @op: g.size bytes at its place in the area. */
+static void bulk_post(enum bulk_op op, unsigned int i)
+{
+	static const enum ibv_wr_opcode wr_op[N_BULK] = {
+		IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ};
+	struct ibv_send_wr wr = {.wr_id = i, .opcode = wr_op[op]};
+	size_t off = (size_t)i * g.size % bulk_bytes();
+
+	wr.wr.rdma.remote_addr = g.peer.addr + BULK_OFF + off;
+	wr.wr.rdma.rkey = g.peer.rkey;
+	post_send(&wr, bulk_area() + off, g.size);
+}
+
+/* The client's transfer @op: the whole area, BULK_DEPTH WRs in flight. */
+static void bulk_client(enum bulk_op op)
+{
+	static const enum ibv_wc_opcode wc_op[N_BULK] = {
+		IBV_WC_SEND, IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ};
+	unsigned int total = bulk_bytes() / BULK_MSG, posted = 0, done = 0;
+	struct ibv_wc wc[BULK_DEPTH];
+	double t;
+	int i, n;
+
+	g.msg = op;
+	ctl_expect("READY", op);
+	if (op == BULK_READ)
+		memset(bulk_area(), 0, bulk_bytes());
+	else
+		bulk_fill(bulk_area(), bulk_bytes(), op);
+	t = now_s();
+	while (done < total) {
+		while (posted < total && posted - done < BULK_DEPTH)
+			bulk_post(op, posted++);
+		n = bulk_poll(wc, BULK_DEPTH, done);
+		for (i = 0; i < n; i++, done++)
+			bulk_check_wc(&wc[i], wc_op[op], done);
+	}
+	t = now_s() - t;
+	printf("wire_data client: bulk %s: %u MiB in %.2f s (%.1f MB/s)\n",
+	       bulk_name[op], g.bulk_mib, t, bulk_bytes() / t / 1e6);
+	g.msg = op;
+	ctl_send("DONE %u\n", op);
+}
+
+/* The server's side of transfer @op. */
+static void bulk_server(enum bulk_op op)
+{
+	unsigned int total = bulk_bytes() / BULK_MSG, posted = 0, done = 0;
+	struct ibv_wc wc[BULK_RECVS];
+	int i, n;
+
+	g.msg = op;
+	if (op == BULK_READ)
+		bulk_fill(bulk_area(), bulk_bytes(), op);
+	else
+		memset(bulk_area(), 0, bulk_bytes());
+	if (op == BULK_SEND)
+		for (; posted < total && posted < BULK_RECVS; posted++)
+			post_recv(bulk_area() + (size_t)posted * BULK_MSG,
+				  BULK_MSG, posted);
+	ctl_send("READY %u 0\n", op);
+	while (op == BULK_SEND && done < total) {
+		n = bulk_poll(wc, BULK_RECVS, done);
+		for (i = 0; i < n; i++, done++) {
+			bulk_check_wc(&wc[i], IBV_WC_RECV, done);
+			if (posted < total) {
+				post_recv(bulk_area() +
+						  (size_t)posted * BULK_MSG,
+					  BULK_MSG, posted);
+				posted++;
+			}
+		}
+	}
+	g.msg = op;
+	ctl_expect("DONE", op);
+}
+
+static void run_bulk(void)
+{
+	enum bulk_op op;
+
+	/* Transfers may take long on a lossy link: the peer waits. */
+	g.ctl_timeout_ms = 600000;
+	g.size = BULK_MSG;
+	for (op = 0; op < N_BULK; op++) {
+		if (!strchr(g.bulk_ops, "swr"[op]))
+			continue;
+		g.what = bulk_name[op];
+		if (g.server)
+			bulk_server(op);
+		else
+			bulk_client(op);
+		bulk_compare(op);
+	}
+	g.msg = N_BULK;
+}
+
+/* --- cut mode (-c) --------------------------------------------------------- */
+
+static pid_t hook_start(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		close(g.sock);
+		execl("/bin/sh", "sh", "-c", g.hook, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* The hook's exit status, -1 while it runs (@block: wait for it). */
+static int hook_status(pid_t pid, bool block)
+{
+	int st;
+	pid_t r = waitpid(pid, &st, block ? 0 : WNOHANG);
+
+	if (r == 0)
+		return -1;
+	if (r < 0)
+		die("waitpid: %s", strerror(errno));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void hook_check(int st)
+{
+	if (st) {
+		fprintf(stderr,
+			"wire_data %s: the cut command exited with status %d: "
+			"%s\n",
+			g.server ? "server" : "client", st, g.hook);
+		exit(2);
+	}
+}
+
+/* The ACK timeout the QP's timeout code asks for (IBA 9.7.6.1.3). */
+static double ack_timeout_s(void)
+{
+	return 4.096e-6 * (1ull << g.timeout);
+}
+
+static void cut_client(void)
+{
+	unsigned int posted = 0, done = 0, first_err = 0, flushed = 0;
+	bool keep_posting = true, failed = false;
+	double t_cut = 0, t_err = 0, t_end;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qia;
+	struct ibv_wc wc[BULK_DEPTH];
+	pid_t hook = 0;
+	int i, n, st;
+
+	g.what = "RDMA_WRITE";
+	g.size = CUT_MSG;
+	ctl_expect("READY", 0);
+	bulk_fill(bulk_area(), MIB, BULK_WRITE);
+	/* Traffic flows: CUT_WRS WRITEs complete. */
+	while (done < CUT_WRS) {
+		while (posted < CUT_WRS && posted - done < BULK_DEPTH)
+			bulk_post(BULK_WRITE, posted++);
+		n = bulk_poll(wc, BULK_DEPTH, done);
+		for (i = 0; i < n; i++, done++)
+			bulk_check_wc(&wc[i], IBV_WC_RDMA_WRITE, done);
+	}
+	if (g.cut == CUT_QUIET) {
+		/* Every WQE done: no timer runs; the cut, then a burst. */
+		hook_check(hook_status(hook_start(), true));
+		t_cut = now_s();
+		while (posted - done < BULK_DEPTH)
+			bulk_post(BULK_WRITE, posted++);
+		keep_posting = false;
+	} else {
+		hook = hook_start();
+		t_cut = now_s();	/* the cut is asked for */
+	}
+	t_end = now_s() + CUT_LIMIT_S;
+	while (!failed || done != posted) {
+		while (keep_posting && posted - done < BULK_DEPTH)
+			bulk_post(BULK_WRITE, posted++);
+		if (hook && (st = hook_status(hook, false)) >= 0) {
+			hook_check(st);
+			hook = 0;
+		}
+		n = poll_or_wait(wc, BULK_DEPTH, 20);
+		if (n < 0)
+			die("poll_cq: %d", n);
+		if (!n && now_s() > t_end) {
+			g.msg = done;
+			fail("%s %d s after the cut: %u of %u WRITEs "
+			     "completed",
+			     failed ? "flushes still missing" :
+				      "no error completion",
+			     CUT_LIMIT_S, done, posted);
+			exit(1);
+		}
+		for (i = 0; i < n; i++, done++) {
+			g.msg = done;
+			CHECK(wc[i].wr_id == done,
+			      "completion wr_id %llu, expected %u (SQ order)",
+			      (unsigned long long)wc[i].wr_id, done);
+			if (!failed && wc[i].status == IBV_WC_SUCCESS) {
+				CHECK(g.cut == CUT_STREAM,
+				      "a WRITE posted after the cut completed "
+				      "successfully");
+				continue;
+			}
+			if (!failed) {
+				failed = true;
+				first_err = done;
+				t_err = now_s();
+				keep_posting = false;
+				CHECK(wc[i].status == IBV_WC_RETRY_EXC_ERR,
+				      "the first error completion has status "
+				      "%s (%d), expected %s",
+				      ibv_wc_status_str(wc[i].status),
+				      wc[i].status,
+				      ibv_wc_status_str(IBV_WC_RETRY_EXC_ERR));
+				continue;
+			}
+			flushed++;
+			CHECK(wc[i].status == IBV_WC_WR_FLUSH_ERR,
+			      "completion status %s (%d) after the error, "
+			      "expected %s",
+			      ibv_wc_status_str(wc[i].status), wc[i].status,
+			      ibv_wc_status_str(IBV_WC_WR_FLUSH_ERR));
+		}
+	}
+	if (hook)
+		hook_check(hook_status(hook, true));
+	g.msg = first_err;
+	if (ibv_query_qp(g.qp, &qa, IBV_QP_STATE, &qia))
+		die("query_qp: %s", strerror(errno));
+	CHECK(qa.qp_state == IBV_QPS_ERR, "QP state %d after the error, "
+	      "expected IBV_QPS_ERR", qa.qp_state);
+	/* Timers do not fire early: retry_cnt retries, each after a timeout. */
+	if (g.cut == CUT_QUIET)
+		CHECK(t_err - t_cut >= (g.retry_cnt + 1) * ack_timeout_s(),
+		      "RETRY_EXC_ERR %.3f s after the burst, before %d ACK "
+		      "timeouts of %.3f s",
+		      t_err - t_cut, g.retry_cnt + 1, ack_timeout_s());
+	printf("wire_data client: cut (%s): WRITE %u of %u failed with "
+	       "RETRY_EXC_ERR %.3f s after %s, %u flushed after it; ACK "
+	       "timeout %.4f s, retry_cnt %d\n",
+	       g.cut == CUT_QUIET ? "quiet" : "stream", first_err, posted,
+	       t_err - t_cut,
+	       g.cut == CUT_QUIET ? "the burst" : "the cut was asked for",
+	       flushed, ack_timeout_s(), g.retry_cnt);
+	g.msg = posted;
+}
+
+static void cut_server(void)
+{
+	ctl_send("READY 0 0\n");
+	if (g.hook)
+		hook_check(hook_status(hook_start(), true));
+	printf("wire_data server: cut (%s): the cut command returned\n",
+	       g.cut == CUT_QUIET ? "quiet" : "stream");
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: wire_data [-d DEV] [-g GID_INDEX] [-m MTU] [-p "
-			"PORT] [-s SEED] [-M BYTES] [-u FILE] [HOST]\n");
+	fprintf(stderr,
+		"usage: wire_data [-d DEV] [-g GID_INDEX] [-m MTU] [-p PORT] "
+		"[-s SEED] [-M BYTES]\n"
+		"                 [-b MIB [-o swr] | -c stream|quiet -C CMD "
+		"[-t TIMEOUT] [-r RETRY]]\n"
+		"                 [-u FILE] [HOST]\n");
 	exit(2);
 }
 
@@ -823,8 +1306,41 @@ int main(int argc, char **argv)
 	g.gid_index = 1;
 	g.seed = 1;
 	g.max_msg = MAX_MSG;
-	while ((c = getopt(argc, argv, "d:g:m:p:s:M:u:")) != -1) {
+	g.timeout = 14;
+	g.retry_cnt = 7;
+	g.ctl_timeout_ms = CTL_TIMEOUT_MS;
+	g.bulk_ops = "swr";
+	while ((c = getopt(argc, argv, "b:c:C:d:g:m:M:o:p:r:s:t:u:")) != -1) {
 		switch (c) {
+		case 'b':
+			g.bulk_mib = atoi(optarg);
+			if (g.bulk_mib < 1 || g.bulk_mib > 1024)
+				usage();
+			break;
+		case 'c':
+			if (!strcmp(optarg, "stream"))
+				g.cut = CUT_STREAM;
+			else if (!strcmp(optarg, "quiet"))
+				g.cut = CUT_QUIET;
+			else
+				usage();
+			break;
+		case 'C':
+			g.hook = optarg;
+			break;
+		case 'o':
+			g.bulk_ops = optarg;
+			break;
+		case 'r':
+			g.retry_cnt = atoi(optarg);
+			if (g.retry_cnt < 0 || g.retry_cnt > 7)
+				usage();
+			break;
+		case 't':
+			g.timeout = atoi(optarg);
+			if (g.timeout < 1 || g.timeout > 31)
+				usage();
+			break;
 		case 'd':
 			dev = optarg;
 			break;
@@ -852,7 +1368,8 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (optind < argc - 1)
+	if (optind < argc - 1 || (g.bulk_mib && g.cut) ||
+	    (g.cut && !g.hook && optind < argc))
 		usage();
 	g.server = optind == argc;
 	if (g.server && g.until)
@@ -864,6 +1381,15 @@ int main(int argc, char **argv)
 	exchange();
 	connect_qp();
 
+	if (g.bulk_mib || g.cut) {
+		if (g.bulk_mib)
+			run_bulk();
+		else if (g.server)
+			cut_server();
+		else
+			cut_client();
+		goto out;
+	}
 	while (next_round()) {
 		for (o = 0; o < N_OPS; o++) {
 			for (s = 0; s < N_SIZES; s++, g.msg++) {
@@ -889,7 +1415,7 @@ int main(int argc, char **argv)
 	else
 		client_invalidated();
 	g.msg++;
-
+out:
 	printf("wire_data %s: %s, mtu %d, seed %u: %u messages in %u rounds, "
 	       "%u checks, %u failures: %s\n",
 	       g.server ? "server" : "client",
