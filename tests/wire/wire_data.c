@@ -3,8 +3,8 @@
  * wire_data - data across the wire on one RC QP pair, every byte checked.
  *
  *   server: wire_data [-d DEV] [-g GID_INDEX] [-m MTU] [-p PORT] [-s SEED]
- *                     [-M BYTES] [-b MIB [-o swr] | -c stream|quiet -C CMD
- *                     [-t TIMEOUT] [-r RETRY]]
+ *                     [-M BYTES] [-l] [-b MIB [-o swr] |
+ *                     -c stream|quiet -C CMD [-t TIMEOUT] [-r RETRY]]
  *   client: wire_data (the same options) [-u FILE] HOST
  *
  * The two sides exchange QP number, PSN, GID, rkey and buffer address over
@@ -22,7 +22,8 @@
  * exists, at least once, and the server follows: a stream that lasts as
  * long as a test needs (tests/wire/roce-inject.pairtest).  -M (both sides)
  * caps the message sizes at BYTES: shorter bursts, which a lossy link
- * drops less of.
+ * drops less of.  -l says the link loses packets (netem, lo_drop_ppm): the
+ * last WRITE may then end with retries exceeded, its NAK lost.
  *
  * Message data follow a pattern of SEED and the message's index, at an
  * offset that changes from one message to the next.  The side that receives
@@ -57,40 +58,7 @@
  * Exit status 0 iff every check of this side passed, 1 after a failed check
  * (each printed with the operation, size and byte), 2 when the set-up fails.
  */
-#include <errno.h>
-#include <getopt.h>
-#include <netdb.h>
-#include <poll.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <arpa/inet.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <infiniband/verbs.h>
-
-#define MAX_MSG (1u << 20)
-#define MSG_BASE 64		     /* bytes of guard before a message */
-#define GUARD 32		     /* bytes of guard checked after it */
-#define REGION (MAX_MSG + 4096)	     /* one message area */
-#define ATOM_OFF (2 * REGION)	     /* atomics: target / results */
-#define BULK_OFF (2 * REGION + 4096) /* bulk and cut modes' area */
-#define MW_OFF REGION		     /* the server's window: 4 KiB */
-#define GUARD_BYTE 0xa5
-#define CTL_TIMEOUT_MS 120000
-#define CQ_TIMEOUT_S 20
-#define MIB (1u << 20)
-#define BULK_MSG (64u << 10)	/* bytes per bulk work request */
-#define BULK_DEPTH 16		/* send work requests in flight */
-#define BULK_RECVS 64		/* receives the bulk server keeps posted */
-#define BULK_TIMEOUT_S 120	/* longest wait for a bulk completion */
-#define CUT_MSG 4096		/* bytes per WRITE in cut mode */
-#define CUT_WRS 256		/* WRITEs that complete before the cut */
-#define CUT_LIMIT_S 120		/* longest wait for the error after it */
+#include "wire_data.h"
 
 enum op { OP_SEND, OP_SEND_IMM, OP_SEND_INV, OP_WRITE, OP_WRITE_IMM, OP_READ };
 static const char *const op_name[] = {
@@ -100,46 +68,9 @@ static const char *const op_name[] = {
 #define N_OPS 6
 #define N_SIZES 8
 
-struct peer {
-	uint32_t qpn, psn, rkey, mtu, seed, max_msg;
-	uint64_t addr;
-	union ibv_gid gid;
-};
+struct wire_state g;
 
-enum cut_mode { CUT_NONE, CUT_STREAM, CUT_QUIET };
-
-static struct {
-	bool server;
-	int mtu, gid_index, sock;
-	unsigned int seed;
-	unsigned int bulk_mib;	/* -b: bulk mode, MiB per transfer */
-	const char *bulk_ops;	/* -o: of SEND, WRITE, READ ("swr") */
-	enum cut_mode cut;	/* -c */
-	const char *hook;	/* -C: the command that cuts the link */
-	int timeout, retry_cnt; /* -t, -r: the QP's ACK timeout, retry count */
-	int ctl_timeout_ms;	/* longest wait for the peer's next line */
-	size_t buf_size;	/* bytes registered at buf */
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_comp_channel *channel; /* the CQ's events (bulk, cut) */
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	struct ibv_mw *mw;
-	uint32_t mw_rkey;      /* the window's current rkey */
-	unsigned int inv_flag; /* what says WITH_INV in wc_flags */
-	uint8_t *buf;
-	struct peer me, peer;
-	const char *until;    /* -u: rounds until this file exists */
-	unsigned int max_msg; /* -M */
-	unsigned int rounds;
-	/* what is being checked, for the failure messages */
-	const char *what;
-	unsigned int msg, size;
-	unsigned int checks, failures;
-} g;
-
-static void fail(const char *fmt, ...)
+void fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -152,14 +83,8 @@ static void fail(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		g.checks++;                                                    \
-		if (!(cond))                                                   \
-			fail(__VA_ARGS__);                                     \
-	} while (0)
 
-static void die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -251,7 +176,7 @@ static void guard_area(uint8_t *p, size_t n)
 
 /* --- the TCP control connection: one text line per message --------------- */
 
-static void ctl_send(const char *fmt, ...)
+void ctl_send(const char *fmt, ...)
 {
 	char line[256];
 	va_list ap;
@@ -270,7 +195,7 @@ static void ctl_send(const char *fmt, ...)
 }
 
 /* Reads a line; "ABORT" from the peer ends this side too. */
-static void ctl_recv(char *line, size_t len)
+void ctl_recv(char *line, size_t len)
 {
 	struct pollfd pfd = {.fd = g.sock, .events = POLLIN};
 	size_t n = 0;
@@ -296,7 +221,7 @@ static void ctl_recv(char *line, size_t len)
 }
 
 /* Waits for "<word> <msg> ..." and returns the rest of the line's number. */
-static uint32_t ctl_expect(const char *word, unsigned int msg)
+uint32_t ctl_expect(const char *word, unsigned int msg)
 {
 	char line[256], got[32];
 	unsigned int m, arg = 0;
@@ -310,7 +235,7 @@ static uint32_t ctl_expect(const char *word, unsigned int msg)
 }
 
 /* A failed completion leaves the QP in error: tell the peer and stop. */
-static void abort_run(void)
+void abort_run(void)
 {
 	ctl_send("ABORT\n");
 	fprintf(stderr,
@@ -582,7 +507,7 @@ static void expect_wc(uint64_t wr_id, enum ibv_wc_opcode opcode,
 		      imm_or_rkey);
 }
 
-static void post_send(struct ibv_send_wr *wr, void *addr, size_t len)
+void post_send(struct ibv_send_wr *wr, void *addr, size_t len)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)addr, .length = len, .lkey = g.mr->lkey};
@@ -597,7 +522,7 @@ static void post_send(struct ibv_send_wr *wr, void *addr, size_t len)
 	}
 }
 
-static void post_recv(void *addr, size_t len, uint64_t wr_id)
+void post_recv(void *addr, size_t len, uint64_t wr_id)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)addr, .length = len, .lkey = g.mr->lkey};
@@ -825,7 +750,26 @@ static void client_invalidated(void)
 	wr.wr.rdma.remote_addr = g.peer.addr + MW_OFF;
 	wr.wr.rdma.rkey = rkey;
 	post_send(&wr, g.buf, 8);
-	expect_wc(g.msg, IBV_WC_RDMA_WRITE, IBV_WC_REM_ACCESS_ERR, -1, -1, 0);
+	if (!g.lossy) {
+		expect_wc(g.msg, IBV_WC_RDMA_WRITE, IBV_WC_REM_ACCESS_ERR, -1,
+			  -1, 0);
+	} else {
+		/*
+		 * The responder NAKs once and moves to ERR: if the link lost
+		 * that NAK, retries go unanswered (IBA 9.9.3.1.2).
+		 */
+		struct ibv_wc wc;
+
+		poll_one(&wc);
+		CHECK(wc.status == IBV_WC_REM_ACCESS_ERR ||
+			      wc.status == IBV_WC_RETRY_EXC_ERR,
+		      "completion status %s (%d), expected a remote access "
+		      "error (or, the NAK lost, retries exceeded)",
+		      ibv_wc_status_str(wc.status), wc.status);
+		if (wc.status == IBV_WC_RETRY_EXC_ERR)
+			printf("wire_data client: the NAK of the invalidated "
+			       "rkey was lost: retries exceeded\n");
+	}
 	ctl_send("DONE %u\n", g.msg);
 }
 
@@ -858,439 +802,11 @@ static bool next_round(void)
 	g.rounds += more;
 	return more;
 }
-
-/* --- bulk mode (-b) -------------------------------------------------------- */
-
-enum bulk_op { BULK_SEND, BULK_WRITE, BULK_READ, N_BULK };
-static const char *const bulk_name[N_BULK] = {"SEND", "RDMA_WRITE",
-					      "RDMA_READ"};
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint8_t *bulk_area(void)
-{
-	return g.buf + BULK_OFF;
-}
-
-/* The bulk area's size: -b MIB, or 1 MiB in cut mode. */
-static size_t bulk_bytes(void)
-{
-	return g.bulk_mib ? (size_t)g.bulk_mib * MIB : MIB;
-}
-
-/* Fills @n bytes (a multiple of 8) with the pattern of the seed and @op. */
-static void bulk_fill(uint8_t *p, size_t n, enum bulk_op op)
-{
-	uint64_t x = (g.seed + 1ull) * 0x9e3779b97f4a7c15ull ^ (op + 1ull) << 40;
-	size_t i;
-
-	for (i = 0; i < n; i += 8) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		memcpy(p + i, &x, 8);
-	}
-}
-
-/*
- * A checksum of @n bytes (a multiple of 8), word by word: each step is a
- * bijection of the running value, so one changed word always changes it.
- */
-static uint64_t bulk_csum(const uint8_t *p, size_t n)
-{
-	uint64_t h = 0x243f6a8885a308d3ull, w;
-	size_t i;
-
-	for (i = 0; i < n; i += 8) {
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0x100000001b3ull;
-		h ^= h >> 29;
-	}
-	return h;
-}
-
-/*
- * After transfer @op, each side sends the checksum of every MiB of its bulk
- * area (what it sent, or what it received) and compares the peer's with its
- * own.
- */
-static void bulk_compare(enum bulk_op op)
-{
-	unsigned int i, n = g.bulk_mib, o, idx, bad = 0;
-	uint64_t *mine = calloc(n, sizeof(*mine));
-	unsigned long long theirs;
-	char line[256];
-
-	if (!mine)
-		die("calloc: %s", strerror(errno));
-	for (i = 0; i < n; i++)
-		mine[i] = bulk_csum(bulk_area() + (size_t)i * MIB, MIB);
-	for (i = 0; i < n; i++)
-		ctl_send("SUM %u %u %016llx\n", op, i,
-			 (unsigned long long)mine[i]);
-	for (i = 0; i < n; i++) {
-		ctl_recv(line, sizeof(line));
-		if (sscanf(line, "SUM %u %u %llx", &o, &idx, &theirs) != 3 ||
-		    o != op || idx != i)
-			die("control connection: got '%s', expected 'SUM %u %u "
-			    "...'",
-			    line, op, i);
-		g.checks++;
-		if (theirs == mine[i])
-			continue;
-		if (bad++ < 4)
-			fail("the checksum of MiB %u is %016llx here, %016llx "
-			     "at the peer",
-			     i, (unsigned long long)mine[i], theirs);
-		else
-			g.failures++;
-	}
-	printf("wire_data %s: bulk %s: %u MiB, checksum %016llx: %s\n",
-	       g.server ? "server" : "client", bulk_name[op], n,
-	       (unsigned long long)bulk_csum((uint8_t *)mine, n * 8ul),
-	       bad ? "DIFFERENT" : "equal to the peer's");
-	if (bad)
-		fprintf(stderr,
-			"FAIL [%s] bulk %s: %u of %u MiB differ from the "
-			"peer's\n",
-			g.server ? "server" : "client", bulk_name[op], bad, n);
-	free(mine);
-}
-
-/* Checks bulk completion @wc: @op's @i-th; a failed one ends the run. */
-static void bulk_check_wc(const struct ibv_wc *wc, enum ibv_wc_opcode opcode,
-			  unsigned int i)
-{
-	g.msg = i;
-	CHECK(wc->status == IBV_WC_SUCCESS, "completion status %s (%d)",
-	      ibv_wc_status_str(wc->status), wc->status);
-	if (wc->status != IBV_WC_SUCCESS)
-		abort_run();
-	CHECK(wc->wr_id == i, "completion wr_id %llu, expected %u",
-	      (unsigned long long)wc->wr_id, i);
-	CHECK(wc->opcode == opcode, "completion opcode %d, expected %d",
-	      wc->opcode, opcode);
-	if (opcode == IBV_WC_RECV)
-		CHECK(wc->byte_len == BULK_MSG,
-		      "completion byte_len %u, expected %u", wc->byte_len,
-		      BULK_MSG);
-}
-
-/*
- * Polls up to @max completions; with none, waits at most @ms for the CQ's
- * event and polls again.  Sleeping, not spinning: in an emulated guest a
- * spinning poller takes the CPU that the transfer needs.
- */
-static int poll_or_wait(struct ibv_wc *wc, int max, int ms)
-{
-	struct pollfd pfd = {.fd = g.channel->fd, .events = POLLIN};
-	struct ibv_cq *cq;
-	void *ctx;
-	int n = ibv_poll_cq(g.cq, max, wc);
-
-	if (n)
-		return n;
-	if (ibv_req_notify_cq(g.cq, 0))
-		die("req_notify_cq: %s", strerror(errno));
-	/* A completion between the poll and the arming raises no event. */
-	n = ibv_poll_cq(g.cq, max, wc);
-	if (n)
-		return n;
-	if (poll(&pfd, 1, ms) == 1 && !ibv_get_cq_event(g.channel, &cq, &ctx))
-		ibv_ack_cq_events(cq, 1);
-	return ibv_poll_cq(g.cq, max, wc);
-}
-
-/* Polls up to @max completions, waiting at most BULK_TIMEOUT_S for one. */
-static int bulk_poll(struct ibv_wc *wc, int max, unsigned int done)
-{
-	double end = now_s() + BULK_TIMEOUT_S;
-	int n;
-
-	while (!(n = poll_or_wait(wc, max, 100)))
-		if (now_s() > end)
-			break;
-	if (n <= 0) {
-		g.msg = done;
-		fail("no completion within %d s (poll_cq %d)", BULK_TIMEOUT_S,
-		     n);
-		abort_run();
-	}
-	return n;
-}
-
-/* Posts work request @i of @op: g.size bytes at its place in the area. */
-static void bulk_post(enum bulk_op op, unsigned int i)
-{
-	static const enum ibv_wr_opcode wr_op[N_BULK] = {
-		IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ};
-	struct ibv_send_wr wr = {.wr_id = i, .opcode = wr_op[op]};
-	size_t off = (size_t)i * g.size % bulk_bytes();
-
-	wr.wr.rdma.remote_addr = g.peer.addr + BULK_OFF + off;
-	wr.wr.rdma.rkey = g.peer.rkey;
-	post_send(&wr, bulk_area() + off, g.size);
-}
-
-/* The client's transfer @op: the whole area, BULK_DEPTH WRs in flight. */
-static void bulk_client(enum bulk_op op)
-{
-	static const enum ibv_wc_opcode wc_op[N_BULK] = {
-		IBV_WC_SEND, IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ};
-	unsigned int total = bulk_bytes() / BULK_MSG, posted = 0, done = 0;
-	struct ibv_wc wc[BULK_DEPTH];
-	double t;
-	int i, n;
-
-	g.msg = op;
-	ctl_expect("READY", op);
-	if (op == BULK_READ)
-		memset(bulk_area(), 0, bulk_bytes());
-	else
-		bulk_fill(bulk_area(), bulk_bytes(), op);
-	t = now_s();
-	while (done < total) {
-		while (posted < total && posted - done < BULK_DEPTH)
-			bulk_post(op, posted++);
-		n = bulk_poll(wc, BULK_DEPTH, done);
-		for (i = 0; i < n; i++, done++)
-			bulk_check_wc(&wc[i], wc_op[op], done);
-	}
-	t = now_s() - t;
-	printf("wire_data client: bulk %s: %u MiB in %.2f s (%.1f MB/s)\n",
-	       bulk_name[op], g.bulk_mib, t, bulk_bytes() / t / 1e6);
-	g.msg = op;
-	ctl_send("DONE %u\n", op);
-}
-
-/* The server's side of transfer @op. */
-static void bulk_server(enum bulk_op op)
-{
-	unsigned int total = bulk_bytes() / BULK_MSG, posted = 0, done = 0;
-	struct ibv_wc wc[BULK_RECVS];
-	int i, n;
-
-	g.msg = op;
-	if (op == BULK_READ)
-		bulk_fill(bulk_area(), bulk_bytes(), op);
-	else
-		memset(bulk_area(), 0, bulk_bytes());
-	if (op == BULK_SEND)
-		for (; posted < total && posted < BULK_RECVS; posted++)
-			post_recv(bulk_area() + (size_t)posted * BULK_MSG,
-				  BULK_MSG, posted);
-	ctl_send("READY %u 0\n", op);
-	while (op == BULK_SEND && done < total) {
-		n = bulk_poll(wc, BULK_RECVS, done);
-		for (i = 0; i < n; i++, done++) {
-			bulk_check_wc(&wc[i], IBV_WC_RECV, done);
-			if (posted < total) {
-				post_recv(bulk_area() +
-						  (size_t)posted * BULK_MSG,
-					  BULK_MSG, posted);
-				posted++;
-			}
-		}
-	}
-	g.msg = op;
-	ctl_expect("DONE", op);
-}
-
-static void run_bulk(void)
-{
-	enum bulk_op op;
-
-	/* Transfers may take long on a lossy link: the peer waits. */
-	g.ctl_timeout_ms = 600000;
-	g.size = BULK_MSG;
-	for (op = 0; op < N_BULK; op++) {
-		if (!strchr(g.bulk_ops, "swr"[op]))
-			continue;
-		g.what = bulk_name[op];
-		if (g.server)
-			bulk_server(op);
-		else
-			bulk_client(op);
-		bulk_compare(op);
-	}
-	g.msg = N_BULK;
-}
-
-/* --- cut mode (-c) --------------------------------------------------------- */
-
-static pid_t hook_start(void)
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (!pid) {
-		close(g.sock);
-		execl("/bin/sh", "sh", "-c", g.hook, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* The hook's exit status, -1 while it runs (@block: wait for it). */
-static int hook_status(pid_t pid, bool block)
-{
-	int st;
-	pid_t r = waitpid(pid, &st, block ? 0 : WNOHANG);
-
-	if (r == 0)
-		return -1;
-	if (r < 0)
-		die("waitpid: %s", strerror(errno));
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static void hook_check(int st)
-{
-	if (st) {
-		fprintf(stderr,
-			"wire_data %s: the cut command exited with status %d: "
-			"%s\n",
-			g.server ? "server" : "client", st, g.hook);
-		exit(2);
-	}
-}
-
-/* The ACK timeout the QP's timeout code asks for (IBA 9.7.6.1.3). */
-static double ack_timeout_s(void)
-{
-	return 4.096e-6 * (1ull << g.timeout);
-}
-
-static void cut_client(void)
-{
-	unsigned int posted = 0, done = 0, first_err = 0, flushed = 0;
-	bool keep_posting = true, failed = false;
-	double t_cut = 0, t_err = 0, t_end;
-	struct ibv_qp_attr qa;
-	struct ibv_qp_init_attr qia;
-	struct ibv_wc wc[BULK_DEPTH];
-	pid_t hook = 0;
-	int i, n, st;
-
-	g.what = "RDMA_WRITE";
-	g.size = CUT_MSG;
-	ctl_expect("READY", 0);
-	bulk_fill(bulk_area(), MIB, BULK_WRITE);
-	/* Traffic flows: CUT_WRS WRITEs complete. */
-	while (done < CUT_WRS) {
-		while (posted < CUT_WRS && posted - done < BULK_DEPTH)
-			bulk_post(BULK_WRITE, posted++);
-		n = bulk_poll(wc, BULK_DEPTH, done);
-		for (i = 0; i < n; i++, done++)
-			bulk_check_wc(&wc[i], IBV_WC_RDMA_WRITE, done);
-	}
-	if (g.cut == CUT_QUIET) {
-		/* Every WQE done: no timer runs; the cut, then a burst. */
-		hook_check(hook_status(hook_start(), true));
-		t_cut = now_s();
-		while (posted - done < BULK_DEPTH)
-			bulk_post(BULK_WRITE, posted++);
-		keep_posting = false;
-	} else {
-		hook = hook_start();
-		t_cut = now_s();	/* the cut is asked for */
-	}
-	t_end = now_s() + CUT_LIMIT_S;
-	while (!failed || done != posted) {
-		while (keep_posting && posted - done < BULK_DEPTH)
-			bulk_post(BULK_WRITE, posted++);
-		if (hook && (st = hook_status(hook, false)) >= 0) {
-			hook_check(st);
-			hook = 0;
-		}
-		n = poll_or_wait(wc, BULK_DEPTH, 20);
-		if (n < 0)
-			die("poll_cq: %d", n);
-		if (!n && now_s() > t_end) {
-			g.msg = done;
-			fail("%s %d s after the cut: %u of %u WRITEs "
-			     "completed",
-			     failed ? "flushes still missing" :
-				      "no error completion",
-			     CUT_LIMIT_S, done, posted);
-			exit(1);
-		}
-		for (i = 0; i < n; i++, done++) {
-			g.msg = done;
-			CHECK(wc[i].wr_id == done,
-			      "completion wr_id %llu, expected %u (SQ order)",
-			      (unsigned long long)wc[i].wr_id, done);
-			if (!failed && wc[i].status == IBV_WC_SUCCESS) {
-				CHECK(g.cut == CUT_STREAM,
-				      "a WRITE posted after the cut completed "
-				      "successfully");
-				continue;
-			}
-			if (!failed) {
-				failed = true;
-				first_err = done;
-				t_err = now_s();
-				keep_posting = false;
-				CHECK(wc[i].status == IBV_WC_RETRY_EXC_ERR,
-				      "the first error completion has status "
-				      "%s (%d), expected %s",
-				      ibv_wc_status_str(wc[i].status),
-				      wc[i].status,
-				      ibv_wc_status_str(IBV_WC_RETRY_EXC_ERR));
-				continue;
-			}
-			flushed++;
-			CHECK(wc[i].status == IBV_WC_WR_FLUSH_ERR,
-			      "completion status %s (%d) after the error, "
-			      "expected %s",
-			      ibv_wc_status_str(wc[i].status), wc[i].status,
-			      ibv_wc_status_str(IBV_WC_WR_FLUSH_ERR));
-		}
-	}
-	if (hook)
-		hook_check(hook_status(hook, true));
-	g.msg = first_err;
-	if (ibv_query_qp(g.qp, &qa, IBV_QP_STATE, &qia))
-		die("query_qp: %s", strerror(errno));
-	CHECK(qa.qp_state == IBV_QPS_ERR, "QP state %d after the error, "
-	      "expected IBV_QPS_ERR", qa.qp_state);
-	/* Timers do not fire early: retry_cnt retries, each after a timeout. */
-	if (g.cut == CUT_QUIET)
-		CHECK(t_err - t_cut >= (g.retry_cnt + 1) * ack_timeout_s(),
-		      "RETRY_EXC_ERR %.3f s after the burst, before %d ACK "
-		      "timeouts of %.3f s",
-		      t_err - t_cut, g.retry_cnt + 1, ack_timeout_s());
-	printf("wire_data client: cut (%s): WRITE %u of %u failed with "
-	       "RETRY_EXC_ERR %.3f s after %s, %u flushed after it; ACK "
-	       "timeout %.4f s, retry_cnt %d\n",
-	       g.cut == CUT_QUIET ? "quiet" : "stream", first_err, posted,
-	       t_err - t_cut,
-	       g.cut == CUT_QUIET ? "the burst" : "the cut was asked for",
-	       flushed, ack_timeout_s(), g.retry_cnt);
-	g.msg = posted;
-}
-
-static void cut_server(void)
-{
-	ctl_send("READY 0 0\n");
-	if (g.hook)
-		hook_check(hook_status(hook_start(), true));
-	printf("wire_data server: cut (%s): the cut command returned\n",
-	       g.cut == CUT_QUIET ? "quiet" : "stream");
-}
-
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: wire_data [-d DEV] [-g GID_INDEX] [-m MTU] [-p PORT] "
-		"[-s SEED] [-M BYTES]\n"
+		"[-s SEED] [-M BYTES] [-l]\n"
 		"                 [-b MIB [-o swr] | -c stream|quiet -C CMD "
 		"[-t TIMEOUT] [-r RETRY]]\n"
 		"                 [-u FILE] [HOST]\n");
@@ -1310,7 +826,7 @@ int main(int argc, char **argv)
 	g.retry_cnt = 7;
 	g.ctl_timeout_ms = CTL_TIMEOUT_MS;
 	g.bulk_ops = "swr";
-	while ((c = getopt(argc, argv, "b:c:C:d:g:m:M:o:p:r:s:t:u:")) != -1) {
+	while ((c = getopt(argc, argv, "b:c:C:d:g:lm:M:o:p:r:s:t:u:")) != -1) {
 		switch (c) {
 		case 'b':
 			g.bulk_mib = atoi(optarg);
@@ -1355,6 +871,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			g.seed = strtoul(optarg, NULL, 0);
+			break;
+		case 'l':
+			g.lossy = true;
 			break;
 		case 'u':
 			g.until = optarg;
