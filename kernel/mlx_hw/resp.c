@@ -650,14 +650,18 @@ static void mlx_hw_resp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
 }
 
 /*
- * True if the request at the head of the input queue is a duplicate READ.
- * It takes over the READ responses under way: the requester lost one and
- * discards everything after it, so streaming the rest first would only
- * delay the answer it waits for (by a whole MiB at a small MTU).  Only
- * this thread dequeues, so the head stays valid after the lock.
+ * True if the request at the head of the input queue is a duplicate READ
+ * for a PSN before the READ response to be sent next.  It takes over the
+ * responses under way: the requester lost one of them, or an earlier one,
+ * and discards everything after it, so streaming the rest first would
+ * only delay the answer it waits for (by a whole MiB at a small MTU).  A
+ * duplicate READ for a later PSN (go-back-N sends the READs after the lost
+ * one again too) waits its turn.  Only this thread dequeues, so the head
+ * stays valid after the lock.
  */
 static bool mlx_hw_resp_read_restart_queued(struct mlx_hw_qp *qp)
 {
+	u32 next = qp->resp.read->read.next_psn;
 	struct sk_buff *skb;
 	unsigned long flags;
 	bool restart = false;
@@ -666,8 +670,7 @@ static bool mlx_hw_resp_read_restart_queued(struct mlx_hw_qp *qp)
 	skb = skb_peek(&qp->resp_pkts);
 	if (skb)
 		restart = (mlx_hw_pkt(skb)->mask & MLX_HW_M_READ) &&
-			  mlx_hw_psn_diff(mlx_hw_pkt(skb)->psn,
-					  qp->resp.psn) < 0;
+			  mlx_hw_psn_diff(mlx_hw_pkt(skb)->psn, next) < 0;
 	spin_unlock_irqrestore(&qp->resp_pkts.lock, flags);
 	return restart;
 }
