@@ -273,6 +273,18 @@ static enum mlx_hw_comp_state mlx_hw_comp_check_psn(struct mlx_hw_qp *qp,
 	if (mlx_hw_psn_diff(p, qp->comp.psn) < 0 ||
 	    mlx_hw_psn_diff(p, qp->req.psn_max) >= 0)
 		return MLX_HW_COMP_DONE;
+	/*
+	 * The responder is at work on the window: the ACK timer starts over,
+	 * as rxe's does, even for a response past a gap.  Else a long READ
+	 * that lost an early packet times out while the rest of it streams
+	 * in, and each timeout queues one more replay of the whole READ at
+	 * the responder, ahead of the requests that follow.  Only progress
+	 * resets the retry count.  (A deadline moved later is re-armed when
+	 * the timer fires; mlx_hw_comp_timeout().)
+	 */
+	if (qp->comp.timeout_at)
+		qp->comp.timeout_at = ktime_get_ns() +
+				      mlx_hw_ack_timeout_ns(qp->timeout);
 	if (!(c->pkt->mask & (MLX_HW_M_READ_RESP | MLX_HW_M_ATOMIC_ACK)))
 		return MLX_HW_COMP_CHECK_ACK;
 	/* A READ response or atomic ACK implicitly acknowledges all before. */
