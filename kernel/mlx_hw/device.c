@@ -63,7 +63,7 @@ void mlx_hw_dev_init_attr(struct mlx_hw_dev *dev)
 	a->max_pd = MLX_HW_MAX_PD;
 	a->max_qp_rd_atom = MLX_HW_MAX_RD_ATOM;
 	a->max_res_rd_atom = MLX_HW_MAX_RD_ATOM * MLX_HW_MAX_QP;
-	a->max_qp_init_rd_atom = MLX_HW_MAX_RD_ATOM;
+	a->max_qp_init_rd_atom = MLX_HW_MAX_INIT_RD_ATOM;
 	a->atomic_cap = 1;	/* IB_ATOMIC_HCA */
 	a->max_mw = MLX_HW_MAX_MR;
 	a->max_mcast_grp = MLX_HW_MAX_MCAST_GRP;

@@ -55,7 +55,13 @@
 #define MLX_HW_MAX_MR		65536
 #define MLX_HW_MAX_PD		4096
 #define MLX_HW_MAX_SRQ		4096
-#define MLX_HW_MAX_RD_ATOM	16
+#define MLX_HW_MAX_RD_ATOM	16	/* responder resources per QP */
+/*
+ * READ/atomics a QP may have outstanding: only a count, so as many as
+ * rxe's responders take.  perftest sets max_rd_atomic to the peer's
+ * max_qp_rd_atom, which is 128 on rxe.
+ */
+#define MLX_HW_MAX_INIT_RD_ATOM	128
 #define MLX_HW_MAX_MSG_SZ	0x80000000u
 #define MLX_HW_MAX_MR_SIZE	(1ull << 40)
 #define MLX_HW_MIN_QPN		0x11

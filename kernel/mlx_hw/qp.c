@@ -455,7 +455,7 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 	    attr->ah_attr.sgid_index >= IBX_GID_TABLE_LEN)
 		return -EINVAL;
 	if ((mask & IBX_QP_MAX_QP_RD_ATOMIC) &&
-	    attr->max_rd_atomic > MLX_HW_MAX_RD_ATOM)
+	    attr->max_rd_atomic > MLX_HW_MAX_INIT_RD_ATOM)
 		return -EINVAL;
 	if ((mask & IBX_QP_MAX_DEST_RD_ATOMIC) &&
 	    attr->max_dest_rd_atomic > MLX_HW_MAX_RD_ATOM)
