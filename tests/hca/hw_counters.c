@@ -153,11 +153,11 @@ static int test_rnr(struct ut_ctx *c)
 /*
  * The peer QP is gone: retry_cnt 2 means three attempts that reach no
  * responder (each dropped for its QP number, each ending in an ACK
- * timeout), then one error CQE.
+ * timeout), two of them retries, then one error CQE.
  */
 static int test_retry(struct ut_ctx *c)
 {
-	const long long want[NCNT] = { 3, 30, 0, 0, 0, 0, 3, 1, -1, -1,
+	const long long want[NCNT] = { 3, 30, 0, 0, 0, 0, 2, 1, -1, -1,
 				       3, 0, 0, 0, 0, 0, 3, 3 };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
