@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * wire_data.h - what the two halves of wire_data share: wire_data.c (set-up,
- * the control connection, the message sequence) and wire_bulk.c (bulk and
- * cut modes).  See wire_data.c for the program.
+ * wire_data.h - what the parts of wire_data share: wire_data.c (set-up, the
+ * control connection, main), wire_msgs.c (the message sequence) and
+ * wire_bulk.c (bulk and cut modes).  See wire_data.c for the program.
  */
 #ifndef WIRE_DATA_H
 #define WIRE_DATA_H
@@ -99,6 +99,9 @@ uint32_t ctl_expect(const char *word, unsigned int msg);
 void abort_run(void) __attribute__((noreturn));
 void post_send(struct ibv_send_wr *wr, void *addr, size_t len);
 void post_recv(void *addr, size_t len, uint64_t wr_id);
+
+/* wire_msgs.c */
+void run_messages(void);
 
 /* wire_bulk.c */
 void run_bulk(void);
