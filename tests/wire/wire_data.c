@@ -46,12 +46,11 @@
  * Cut mode (-c stream|quiet, with -C CMD): the client streams RDMA WRITEs
  * of 4 KiB (BULK_DEPTH in flight) on a QP with ACK timeout -t and retry
  * count -r, and after CUT_WRS completions runs CMD (sh -c), which is to cut
- * the link; the
- * server runs its own CMD once connected and ends when it returns.  With
- * "stream" CMD runs while the client keeps the stream going; with "quiet"
- * the client first waits for every completion, runs CMD to its end, then
- * posts BULK_DEPTH WRITEs.  Either way the oldest outstanding WQE must
- * complete with IBV_WC_RETRY_EXC_ERR, every later one with
+ * the link; the server runs its own CMD once connected and ends when it
+ * returns.  With "stream" CMD runs while the client keeps the stream going;
+ * with "quiet" the client first waits for every completion, runs CMD to its
+ * end, then posts BULK_DEPTH WRITEs.  Either way the oldest outstanding WQE
+ * must complete with IBV_WC_RETRY_EXC_ERR, every later one with
  * IBV_WC_WR_FLUSH_ERR, in order, within CUT_LIMIT_S, and the QP must be in
  * ERR; "quiet" also checks that the error took at least retry_count + 1 ACK
  * timeouts.
