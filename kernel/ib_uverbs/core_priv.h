@@ -56,6 +56,10 @@ struct ibx_core_dev {
 	 */
 	struct mutex xrcd_lock;
 	struct list_head xrcds;
+
+	/* ibx_client pointers by client_id (client.c). */
+	struct xarray client_data;
+	bool clients_added;		/* add() ran for the clients */
 };
 
 static inline struct ibx_core_dev *ibx_cdev(struct ibx_device *dev)
@@ -293,5 +297,15 @@ extern const struct file_operations ibx_uverbs_fops;
 
 /* device.c */
 void ibx_device_close_file(struct ibx_ufile *uf);
+
+/* The registered devices (device.c); lock order in client.c. */
+extern struct mutex ibx_devices_lock;
+extern struct list_head ibx_devices;
+
+/* client.c */
+void ibx_clients_add_device(struct ibx_core_dev *core);
+void ibx_clients_remove_device(struct ibx_core_dev *core);
+int ibx_client_get_nl_info(struct ibx_device *dev, const char *name,
+			   struct ibx_client_nl_info *res);
 
 #endif /* IBX_CORE_PRIV_H */

@@ -12,8 +12,8 @@
 
 #define IBX_LINK_LAYER_ETHERNET	2	/* IB_LINK_LAYER_ETHERNET */
 
-static DEFINE_MUTEX(ibx_devices_lock);
-static LIST_HEAD(ibx_devices);
+DEFINE_MUTEX(ibx_devices_lock);
+LIST_HEAD(ibx_devices);
 static DEFINE_IDA(ibx_uverbs_ida);
 
 static void ibx_core_release(struct device *d)
@@ -43,6 +43,7 @@ struct ibx_device *ibx_alloc_device(size_t size)
 	spin_lock_init(&core->gid_lock);
 	mutex_init(&core->xrcd_lock);
 	INIT_LIST_HEAD(&core->xrcds);
+	xa_init(&core->client_data);
 	core->index = -1;
 	/* The uverbs device's refcount owns @core (open files hold it). */
 	device_initialize(&core->udev);
@@ -239,6 +240,7 @@ int ibx_register_device(struct ibx_device *dev)
 		goto err_sysfs;
 	core->registered = true;
 	mutex_unlock(&core->lock);
+	ibx_clients_add_device(core);
 	return 0;
 
 err_sysfs:
@@ -262,6 +264,8 @@ void ibx_unregister_device(struct ibx_device *dev)
 	struct ibx_core_dev *core = ibx_cdev(dev);
 	struct ibx_ufile *uf;
 
+	/* Kernel clients' objects (QP1, CM ids) go before user contexts. */
+	ibx_clients_remove_device(core);
 	mutex_lock(&core->lock);
 	if (!core->registered) {
 		mutex_unlock(&core->lock);

@@ -477,4 +477,41 @@ void ibx_qp_event(struct ibx_qp *qp, enum ibx_event_type type);
 void ibx_srq_event(struct ibx_srq *srq, enum ibx_event_type type);
 void ibx_port_event(struct ibx_device *dev, u32 port, enum ibx_event_type type);
 
+/*
+ * Kernel clients of the core (the CM, netlink answers): told of every
+ * registered device, the ones present at ibx_register_client() included.
+ * add() and remove() may sleep; they run serialized with each other and
+ * with device registration.  remove() runs before the device's user
+ * contexts are disassociated, so a client's kernel objects (QP1, CM ids)
+ * go first, as upstream ib_core orders it.
+ */
+struct ibx_client_nl_info {
+	struct device *cdev;	/* out: the client's character device */
+	u64 abi;		/* out: its ABI version */
+};
+
+struct ibx_client {
+	const char *name;
+	/* Return 0 or an errno; a failed add() gets no remove(). */
+	int (*add)(struct ibx_device *dev);
+	void (*remove)(struct ibx_device *dev, void *client_data);
+	/*
+	 * Optional: netlink GET_CHARDEV for this client's name (dev NULL:
+	 * the global device, as rdma_cm's /dev/infiniband/rdma_cm).
+	 */
+	int (*get_nl_info)(struct ibx_device *dev,
+			   struct ibx_client_nl_info *res);
+
+	/* Owned by the core. */
+	u32 client_id;
+	struct list_head node;
+};
+
+int ibx_register_client(struct ibx_client *client);
+void ibx_unregister_client(struct ibx_client *client);
+/* Per-(device, client) pointer; set it in add(), it is passed to remove(). */
+void ibx_set_client_data(struct ibx_device *dev, struct ibx_client *client,
+			 void *data);
+void *ibx_get_client_data(struct ibx_device *dev, struct ibx_client *client);
+
 #endif /* IBX_CORE_H */
