@@ -381,6 +381,17 @@ int ibx_get_gid(struct ibx_device *dev, u32 port, unsigned int index,
 }
 EXPORT_SYMBOL_GPL(ibx_get_gid);
 
+/*
+ * The device's index: the N of its uverbsN, which is also what our
+ * libibverbs reports as ibv_get_device_index() and what netlink and the
+ * rdma_cm ABI report as the ibdev index.  -1 while unregistered.
+ */
+int ibx_device_index(struct ibx_device *dev)
+{
+	return ibx_cdev(dev)->index;
+}
+EXPORT_SYMBOL_GPL(ibx_device_index);
+
 bool ibx_gid_valid(struct ibx_device *dev, u32 port, unsigned int index)
 {
 	return ibx_get_gid(dev, port, index, NULL, NULL) == 0;

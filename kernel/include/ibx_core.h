@@ -460,6 +460,9 @@ int ibx_register_device(struct ibx_device *dev);
  */
 void ibx_unregister_device(struct ibx_device *dev);
 
+/* The uverbsN number = ibv_get_device_index() = the netlink ibdev index. */
+int ibx_device_index(struct ibx_device *dev);
+
 /* The netdev a port is bound to (device/net link, gid ndevs); NULL unbinds. */
 int ibx_set_netdev(struct ibx_device *dev, u32 port, struct net_device *ndev);
 /* Sets or (gid == NULL) clears a GID entry and raises IBX_EVENT_GID_CHANGE. */
