@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * srq.c - shared receive queues (docs/prm.md 5): geometry, the region, the
- * limit event's arming, and lookup by number for XRC responders.
+ * limit event's arming, resizing, and lookup by number for XRC responders.
  */
 #include <linux/log2.h>
+#include <linux/uaccess.h>
 #include "mlx_hw.h"
 
 int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,
@@ -87,13 +88,104 @@ struct mlx_hw_srq *mlx_hw_srq_get(struct mlx_hw_dev *dev, u32 srqn)
 #define MLX_HW_SRQ_MAX_WR	(1 << 0)
 #define MLX_HW_SRQ_LIMIT	(1 << 1)
 
+/*
+ * The resize half of MODIFY_SRQ (docs/prm.md 5.1).  The engine takes SRQ
+ * WQEs only under srq->lock, so switching ring and doorbell record under
+ * it is atomic for the engine: a WQE is taken from the old ring before the
+ * copy or from the new one after.  The provider holds its SRQ lock across
+ * the command, so the old producer index is stable.  The response is
+ * written before the switch: a failed command leaves the SRQ as it was.
+ */
+static int mlx_hw_resize_srq(struct mlx_hw_srq *srq, u32 max_wr, u32 limit,
+			     struct ibx_udata *udata)
+{
+	struct mlx_hw_ucontext *uctx = to_muctx(srq->ibx.uctx);
+	struct mlx_hw_resize_srq_resp resp = {};
+	struct mlx_hw_modify_srq_cmd cmd;
+	struct mlx_hw_region *region, *old_region;
+	u32 wqe_cnt, n, i, pi;
+	struct mlx_hw_srq_db *db;
+	u64 key, old_key;
+	void *ring;
+	int err;
+
+	if (max_wr < 1 || max_wr > MLX_HW_MAX_QP_WR)
+		return -EINVAL;
+	wqe_cnt = roundup_pow_of_two(max_wr);
+	if (limit > wqe_cnt)
+		return -EINVAL;
+	/* Without a place for the new region's key the provider can't follow. */
+	if (udata->inlen < sizeof(cmd))
+		return -EINVAL;
+	err = ibx_udata_copy_from(&cmd, udata, sizeof(cmd));
+	if (err)
+		return err;
+	region = mlx_hw_region_alloc(MLX_HW_DB_PAGE +
+				     (size_t)wqe_cnt * srq->stride, false);
+	if (!region)
+		return -ENOMEM;
+	db = region->vaddr;
+	ring = region->vaddr + MLX_HW_DB_PAGE;
+	err = mlx_hw_mmap_insert(uctx, region, &key);
+	if (err)
+		goto err_region;
+	resp.mmap_key = key;
+	resp.mmap_len = region->size;
+	resp.ring_offset = MLX_HW_DB_PAGE;
+	resp.wqe_cnt = wqe_cnt;
+	if (copy_to_user(u64_to_user_ptr(cmd.resp_addr), &resp,
+			 sizeof(resp))) {
+		err = -EFAULT;
+		goto err_mmap;
+	}
+
+	mutex_lock(&srq->lock);
+	pi = le32_to_cpu(READ_ONCE(srq->db->pi));
+	n = pi - srq->ci;
+	/* Fewer slots than WQEs posted and not yet taken (or a bogus pi). */
+	if (n > wqe_cnt || n > srq->wqe_cnt) {
+		mutex_unlock(&srq->lock);
+		err = -EINVAL;
+		goto err_mmap;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(ring + (size_t)i * srq->stride,
+		       srq->ring + ((srq->ci + i) & (srq->wqe_cnt - 1)) *
+				   srq->stride, srq->stride);
+	/* The provider restarts its producer index from the new pi. */
+	db->pi = cpu_to_le32(n);
+	db->ci = 0;
+	old_region = srq->region;
+	old_key = srq->mmap_key;
+	srq->region = region;
+	srq->mmap_key = key;
+	srq->db = db;
+	srq->ring = ring;
+	srq->wqe_cnt = wqe_cnt;
+	srq->ci = 0;
+	srq->limit = limit;
+	mutex_unlock(&srq->lock);
+
+	mlx_hw_mmap_remove(uctx, old_key);
+	mlx_hw_region_put(old_region);
+	return 0;
+
+err_mmap:
+	mlx_hw_mmap_remove(uctx, key);
+err_region:
+	mlx_hw_region_put(region);
+	return err;
+}
+
 int mlx_hw_modify_srq(struct ibx_srq *ibsrq, const struct ibx_srq_attr *attr,
 		      u32 mask, struct ibx_udata *udata)
 {
 	struct mlx_hw_srq *srq = to_msrq(ibsrq);
+	u32 limit = (mask & MLX_HW_SRQ_LIMIT) ? attr->srq_limit :
+						READ_ONCE(srq->limit);
 
 	if (mask & MLX_HW_SRQ_MAX_WR)
-		return -EOPNOTSUPP;	/* no SRQ resize */
+		return mlx_hw_resize_srq(srq, attr->max_wr, limit, udata);
 	if (mask & MLX_HW_SRQ_LIMIT) {
 		if (attr->srq_limit > srq->wqe_cnt)
 			return -EINVAL;

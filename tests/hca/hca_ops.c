@@ -89,6 +89,7 @@ static const struct ut_test tests[] = {
 	{"cq_overrun", test_cq_overrun},
 	{"cq_resize", test_cq_resize},
 	{"srq_limit", test_srq_limit},
+	{"srq_resize", test_srq_resize},
 	{"dereg_waiting", test_dereg_waiting},
 	{"sqd", test_sqd},
 	{"counters", test_counters},

@@ -45,6 +45,7 @@ int test_mw(struct ut_ctx *c);
 int test_mw_dereg(struct ut_ctx *c);
 /* ops_async.c */
 int test_srq_limit(struct ut_ctx *c);
+int test_srq_resize(struct ut_ctx *c);
 int test_sqd(struct ut_ctx *c);
 
 #endif /* HCA_OPS_H */

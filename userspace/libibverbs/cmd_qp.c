@@ -115,7 +115,7 @@ int ibx_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
 
 __ibx_export
 int ibx_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
-		       int attr_mask)
+		       int attr_mask, const void *drv_in, size_t drv_in_len)
 {
 	struct ib_uverbs_modify_srq req = {
 		.srq_handle = srq->handle,
@@ -125,7 +125,8 @@ int ibx_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 	};
 
 	return ibx_write_cmd(srq->context->cmd_fd, IB_USER_VERBS_CMD_MODIFY_SRQ,
-			     &req, sizeof(req), NULL, 0, NULL, 0, NULL, 0);
+			     &req, sizeof(req), drv_in, drv_in_len, NULL, 0,
+			     NULL, 0);
 }
 
 __ibx_export

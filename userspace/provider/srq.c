@@ -116,10 +116,57 @@ struct ibv_srq *mlx_hw_create_srq_ex(struct ibv_context *ibctx,
 	return srq_finish(ibctx, srq, ret, &resp);
 }
 
-int mlx_hw_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+/*
+ * Moves the ring to the region a resize returned (PRM 5.1): the kernel
+ * copied the WQEs not yet taken to the start of the new ring and set its
+ * pi, from which our producer index restarts.
+ */
+static int srq_use_region(struct ibv_context *ibctx, struct mlx_hw_srq *srq,
+			  const struct mlx_hw_resize_srq_resp *r)
+{
+	struct mlx_hw_srq_db *db;
+	uint8_t *base;
+
+	mlx_hw_mem_defined(r, sizeof(*r));
+	if (!r->wqe_cnt || (r->wqe_cnt & (r->wqe_cnt - 1)) ||
+	    r->ring_offset < sizeof(*db) ||
+	    r->ring_offset + (uint64_t)r->wqe_cnt * srq->wq.stride >
+	    r->mmap_len)
+		return EPROTO;
+	base = mlx_hw_mmap_region(ibctx, r->mmap_key, r->mmap_len, 1);
+	if (!base)
+		return errno;
+	munmap(srq->region, srq->region_len);
+	db = (struct mlx_hw_srq_db *)base;
+	srq->region = base;
+	srq->region_len = r->mmap_len;
+	srq->wq.buf = base + r->ring_offset;
+	srq->wq.wqe_cnt = r->wqe_cnt;
+	srq->wq.db_pi = &db->pi;
+	srq->wq.db_ci = &db->ci;
+	srq->wq.pi = le32toh(*srq->wq.db_pi);
+	return 0;
+}
+
+int mlx_hw_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		      int attr_mask)
 {
-	return ibx_cmd_modify_srq(srq, attr, attr_mask);
+	struct mlx_hw_srq *srq = to_msrq(ibsrq);
+	struct mlx_hw_resize_srq_resp resp = {};
+	struct mlx_hw_modify_srq_cmd cmd = {
+		.resp_addr = (uintptr_t)&resp,
+	};
+	int ret;
+
+	if (!(attr_mask & IBV_SRQ_MAX_WR))
+		return ibx_cmd_modify_srq(ibsrq, attr, attr_mask, NULL, 0);
+	/* No post may move pi while the kernel copies the ring. */
+	pthread_spin_lock(&srq->wq.lock);
+	ret = ibx_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!ret)
+		ret = srq_use_region(ibsrq->context, srq, &resp);
+	pthread_spin_unlock(&srq->wq.lock);
+	return ret;
 }
 
 int mlx_hw_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)

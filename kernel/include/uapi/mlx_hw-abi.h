@@ -247,6 +247,23 @@ struct mlx_hw_create_qp_resp {
 	__u32 max_inline_data;
 };
 
+/*
+ * MODIFY_SRQ has no response buffer in the uverbs ABI, so a resize
+ * (IBV_SRQ_MAX_WR) names in its driver input where the kernel writes the
+ * new region (rxe's provider does the same, for the same reason).
+ */
+struct mlx_hw_modify_srq_cmd {
+	__aligned_u64 resp_addr;	/* user address of mlx_hw_resize_srq_resp */
+};
+
+struct mlx_hw_resize_srq_resp {
+	__aligned_u64 mmap_key;		/* mmap offset of the new region */
+	__u32 mmap_len;
+	__u32 ring_offset;
+	__u32 wqe_cnt;			/* power of two; the stride is unchanged */
+	__u32 reserved;
+};
+
 struct mlx_hw_create_srq_resp {
 	__aligned_u64 mmap_key;
 	__u32 mmap_len;

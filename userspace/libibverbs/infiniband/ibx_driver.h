@@ -233,7 +233,7 @@ int ibx_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
 			  struct ibv_srq_init_attr_ex *attr, const void *drv_in,
 			  size_t drv_in_len, void *drv_out, size_t drv_out_len);
 int ibx_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
-		       int attr_mask);
+		       int attr_mask, const void *drv_in, size_t drv_in_len);
 int ibx_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int ibx_cmd_destroy_srq(struct ibv_srq *srq);
 
