@@ -11,7 +11,11 @@
 /* Processes a new arm word, if any; cq->lock held.  True: fire now. */
 static bool mlx_hw_cq_arm_locked(struct mlx_hw_cq *cq)
 {
-	u32 arm = le32_to_cpu(READ_ONCE(cq->db->arm));
+	/*
+	 * Acquire: pairs with the provider's release store of the arm word,
+	 * so the ci it stored before arming is the one read below.
+	 */
+	u32 arm = le32_to_cpu(smp_load_acquire(&cq->db->arm));
 	u32 sn = arm >> MLX_HW_CQ_ARM_SN_SHIFT;
 	u8 cmd = arm & (MLX_HW_CQ_ARM_NEXT | MLX_HW_CQ_ARM_SOLICITED);
 
