@@ -205,34 +205,6 @@ static void ibx_dest_from_ah(struct ib_uverbs_qp_dest *d,
 	d->port_num = ah->port_num;
 }
 
-/*
- * RoCE carries every packet in a GRH-equivalent IP header, so an address
- * vector must be global with a valid source GID (IBA annexes A16/A17).
- */
-int ibx_ah_attr_from_user(struct ibx_device *dev, struct ibx_ah_attr *ah,
-			  const struct ib_uverbs_qp_dest *d)
-{
-	if (!ibx_port_valid(dev, d->port_num))
-		return -EINVAL;
-	if (!d->is_global)
-		return -EINVAL;
-	if (!ibx_gid_valid(dev, d->port_num, d->sgid_index))
-		return -EINVAL;
-	memset(ah, 0, sizeof(*ah));
-	memcpy(ah->dgid.raw, d->dgid, sizeof(ah->dgid.raw));
-	ah->flow_label = d->flow_label & 0xfffff;	/* 20 bits */
-	ah->dlid = d->dlid;
-	ah->sgid_index = d->sgid_index;
-	ah->hop_limit = d->hop_limit;
-	ah->traffic_class = d->traffic_class;
-	ah->sl = d->sl;
-	ah->src_path_bits = d->src_path_bits;
-	ah->static_rate = d->static_rate;
-	ah->is_global = d->is_global;
-	ah->port_num = d->port_num;
-	return 0;
-}
-
 IBX_CMD(query_qp)
 {
 	struct ib_uverbs_query_qp_resp resp = {};

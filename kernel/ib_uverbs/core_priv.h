@@ -168,6 +168,19 @@ struct ibx_uobj {
 	struct list_head tgt_node;		/* XRC TGT QP: in its handles */
 };
 
+/*
+ * What the core does for one object type, as upstream's
+ * uverbs_obj_type_class: indexed by enum ibx_obj_type (uobject.c).
+ */
+struct ibx_uobj_type {
+	const char *name;
+	/* Destroys the driver object and what the core holds for it. */
+	void (*destroy_hw)(struct ibx_uobj *uo);
+	/* Optional: undoes the core's preparation when create never ran. */
+	void (*free_uncreated)(struct ibx_uobj *uo);
+};
+extern const struct ibx_uobj_type ibx_uobj_types[IBX_OBJ_NTYPES];
+
 struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf, enum ibx_obj_type type,
 				size_t obj_size);
 /* Reserves the handle; the object is not yet visible to lookups. */
