@@ -315,6 +315,13 @@ void ibx_device_close_file(struct ibx_ufile *uf);
 extern struct mutex ibx_devices_lock;
 extern struct list_head ibx_devices;
 
+/* debugfs.c: what the core holds, for leak checks */
+extern atomic_t ibx_obj_count[IBX_OBJ_NTYPES];	/* user objects per type */
+extern atomic_t ibx_ufile_count;		/* open uverbs files */
+extern atomic64_t ibx_pinned_pages;		/* pages of all umems */
+void ibx_debugfs_init(void);
+void ibx_debugfs_exit(void);
+
 /* client.c */
 void ibx_clients_add_device(struct ibx_core_dev *core);
 void ibx_clients_remove_device(struct ibx_core_dev *core);

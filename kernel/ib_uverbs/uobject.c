@@ -27,6 +27,7 @@ struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf, enum ibx_obj_type type,
 	}
 	uo->ufile = uf;
 	uo->type = type;
+	atomic_inc(&ibx_obj_count[type]);
 	INIT_LIST_HEAD(&uo->list);
 	INIT_LIST_HEAD(&uo->comp_events);
 	INIT_LIST_HEAD(&uo->async_events);
@@ -73,6 +74,7 @@ static void ibx_uobj_free(struct ibx_uobj *uo)
 {
 	int i;
 
+	atomic_dec(&ibx_obj_count[uo->type]);
 	for (i = 0; i < IBX_MAX_DEPS; i++)
 		if (uo->deps[i])
 			uo->deps[i]->usecnt--;

@@ -396,6 +396,11 @@ static inline struct mlx_hw_srq *to_msrq(struct ibx_srq *s)
 
 #include "qp.h"
 
+/* debugfs.c: objects alive, for leak checks */
+extern atomic_t mlx_hw_region_count;
+void mlx_hw_debugfs_init(void);
+void mlx_hw_debugfs_exit(void);
+
 /* main.c */
 extern struct list_head mlx_hw_devices;
 extern spinlock_t mlx_hw_devices_lock;
