@@ -129,12 +129,14 @@ int ut_rtr(struct ut_ctx *c, struct ibv_qp *qp, uint32_t dqpn)
 	return 0;
 }
 
+uint8_t ut_ack_timeout = 10;
+
 int ut_rts(struct ibv_qp *qp, uint8_t retry_cnt, uint8_t rnr_retry)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTS,
 		.sq_psn = 100,
-		.timeout = 10,
+		.timeout = ut_ack_timeout,
 		.retry_cnt = retry_cnt,
 		.rnr_retry = rnr_retry,
 		.max_rd_atomic = 4,

@@ -52,7 +52,11 @@ struct ibv_qp *ut_qp(struct ut_ctx *c, enum ibv_qp_type type,
 		     struct ibv_srq *srq, unsigned int access);
 /* INIT -> RTR towards @dqpn (rnr timer code 1, MTU 1024); UD: state only. */
 int ut_rtr(struct ut_ctx *c, struct ibv_qp *qp, uint32_t dqpn);
-/* RTR -> RTS with @retry_cnt and @rnr_retry. */
+/*
+ * RTR -> RTS with @retry_cnt and @rnr_retry, and the ACK timeout code
+ * ut_ack_timeout (default 10, 4 ms: loopback answers at once).
+ */
+extern uint8_t ut_ack_timeout;
 int ut_rts(struct ibv_qp *qp, uint8_t retry_cnt, uint8_t rnr_retry);
 /* Both QPs INIT -> RTR -> RTS towards each other. */
 int ut_connect(struct ut_ctx *c, struct ibv_qp *a, struct ibv_qp *b,
