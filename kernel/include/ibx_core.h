@@ -29,6 +29,7 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/ib_user_ioctl_verbs.h>
 
 #define IBX_DEVICE_NAME_MAX	64
 #define IBX_MAX_PORTS		1	/* ports are numbered 1..phys_port_cnt */
