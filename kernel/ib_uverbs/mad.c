@@ -426,8 +426,10 @@ static struct ibx_mad_agent_priv *ibx_mad_find_agent(struct ibx_mad_port *port,
 }
 
 /* Validates and dispatches the MAD in receive buffer @idx. */
-static void ibx_mad_deliver(struct ibx_mad_port *port, u32 idx, u32 byte_len)
+static void ibx_mad_deliver(struct ibx_mad_port *port, u32 idx,
+			    const struct ibx_wc *wc)
 {
+	u32 byte_len = wc->byte_len;
 	const u8 *buf = port->rbufs + idx * IBX_MAD_BUF_LEN;
 	struct ibx_mad_recv r = {};
 	struct ibx_mad_agent_priv *priv;
@@ -435,6 +437,7 @@ static void ibx_mad_deliver(struct ibx_mad_port *port, u32 idx, u32 byte_len)
 	int sgid;
 
 	r.mad = (const void *)(buf + IBX_MAD_GRH_LEN);
+	r.src_qp = wc->src_qp;
 	r.mad_len = byte_len > IBX_MAD_GRH_LEN ? byte_len - IBX_MAD_GRH_LEN : 0;
 	if (!ibx_mad_valid(r.mad, r.mad_len) || !ibx_mad_parse_grh(buf, &r)) {
 		ibx_mad_count(port, C_RCVD_BAD);
@@ -479,7 +482,7 @@ static void ibx_mad_recv_done(struct ibx_mad_port *port,
 	if (wc->status == IBX_WC_WR_FLUSH_ERR)
 		return;		/* the QP is going away */
 	if (wc->status == IBX_WC_SUCCESS)
-		ibx_mad_deliver(port, idx, wc->byte_len);
+		ibx_mad_deliver(port, idx, wc);
 	else
 		ibx_mad_count(port, C_RCVD_BAD);
 	if (ibx_mad_post_rbuf(port, idx))
