@@ -534,6 +534,32 @@ static void test_ud(struct fixture *f)
 	      !memcmp(dst + 32, &f->gid.raw[12], 4), "ud_grh",
 	      "grh %*ph", 40, dst);
 	CHECK(!memcmp(dst + 40, src, 300), "ud_data", "data differs");
+
+	/*
+	 * QP1 belongs to the MAD layer: a second GSI QP is refused.  A
+	 * datagram to QP 1 with another Q_Key than 0x80010000 is dropped
+	 * (the .vmtest checks rx_drop_qkey went up by exactly one).
+	 */
+	{
+		struct ibx_kqp_init_attr gi = {
+			.qp_type = IBX_QPT_GSI, .send_cq = u1.cq,
+			.recv_cq = u1.cq, .port_num = 1,
+			.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+		struct ibx_qp *gsi = ibx_create_qp(f->pd, &gi);
+
+		CHECK(PTR_ERR(gsi) == -EBUSY, "gsi_taken", "%ld", PTR_ERR(gsi));
+		if (!IS_ERR(gsi))
+			ibx_destroy_qp(gsi);
+	}
+	swr.wr_id = 0xd3;
+	swr.wr.ud.remote_qpn = IBX_GSI_QPN;
+	swr.wr.ud.remote_qkey = 0x1234;
+	ret = ibx_post_send(u1.qp, &swr, NULL);
+	ret = ret ? ret : (poll_one(u1.cq, &wc) == 1 ? 0 : -ETIMEDOUT);
+	CHECK(!ret && wc.status == IBX_WC_SUCCESS && wc.wr_id == 0xd3,
+	      "qp1_bad_qkey_sent", "ret %d status %d", ret, wc.status);
 out:
 	if (ah)
 		ibx_destroy_ah(ah);
