@@ -19,7 +19,7 @@
 				 IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING | \
 				 IB_UVERBS_QP_CREATE_SQ_SIG_ALL)
 
-static int ibx_create_qp(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
+static int ibx_do_create_qp(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
 			 struct ibx_uobj **out)
 {
 	struct ibx_device *dev = c->uf->core->ibdev;
@@ -164,7 +164,7 @@ IBX_CMD(create_qp)
 	ex.sq_sig_all = cmd.sq_sig_all;
 	ex.qp_type = cmd.qp_type;
 	ex.is_srq = cmd.is_srq;
-	ret = ibx_create_qp(c, &ex, &uo);
+	ret = ibx_do_create_qp(c, &ex, &uo);
 	if (ret)
 		return ret;
 	ibx_qp_resp_fill(uo, &resp);
@@ -181,7 +181,7 @@ IBX_CMD(ex_create_qp)
 	ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	ret = ibx_create_qp(c, &cmd, &uo);
+	ret = ibx_do_create_qp(c, &cmd, &uo);
 	if (ret)
 		return ret;
 	ibx_qp_resp_fill(uo, &resp.base);
@@ -417,7 +417,7 @@ static int ibx_modify_qp_locked(struct ibx_cmd *c,
 	return 0;
 }
 
-static int ibx_modify_qp(struct ibx_cmd *c, struct ib_uverbs_ex_modify_qp *cmd)
+static int ibx_do_modify_qp(struct ibx_cmd *c, struct ib_uverbs_ex_modify_qp *cmd)
 {
 	struct ibx_uobj *uo = ibx_uobj_lookup(c->uf, cmd->base.qp_handle,
 					      IBX_OBJ_QP);
@@ -445,7 +445,7 @@ IBX_CMD(modify_qp)
 	/* The legacy command ends at DEST_QPN; RATE_LIMIT is extended only. */
 	if (cmd.base.attr_mask & ~((IBX_QP_DEST_QPN << 1) - 1))
 		return -EOPNOTSUPP;
-	return ibx_modify_qp(c, &cmd);
+	return ibx_do_modify_qp(c, &cmd);
 }
 
 IBX_CMD(ex_modify_qp)
@@ -458,7 +458,7 @@ IBX_CMD(ex_modify_qp)
 		return ret;
 	if (cmd.reserved)
 		return -EINVAL;
-	ret = ibx_modify_qp(c, &cmd);
+	ret = ibx_do_modify_qp(c, &cmd);
 	if (ret)
 		return ret;
 	resp.response_length = ibx_cmd_resp_len(c, sizeof(resp));

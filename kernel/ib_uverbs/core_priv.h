@@ -292,6 +292,10 @@ void ibx_umem_release(struct ibx_umem *umem);
 /* Whether MRs with @access get their pages pinned for writing. */
 bool ibx_umem_access_writable(u32 access);
 
+/* mad.c: the built-in MAD client (QP1 of every port) */
+int ibx_mad_init(void);
+void ibx_mad_exit(void);
+
 /* qp_state.c */
 bool ibx_qp_transition_ok(enum ibx_qp_state cur, enum ibx_qp_state next,
 			  u32 qp_type, u32 mask);

@@ -219,6 +219,12 @@ void ibx_cq_completion(struct ibx_cq *cq)
 	struct ibx_uobj *uo = cq->core_priv;
 	struct ibx_event *e;
 
+	/* A kernel CQ (kverbs.c): its consumer's handler, no channel. */
+	if (!cq->uctx) {
+		if (cq->comp_handler)
+			cq->comp_handler(cq, cq->cq_context);
+		return;
+	}
 	if (!uo || !uo->comp_file)
 		return;
 	e = kzalloc(sizeof(*e), GFP_ATOMIC);

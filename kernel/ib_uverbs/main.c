@@ -220,9 +220,15 @@ static int __init ibx_uverbs_init(void)
 		ret = PTR_ERR(ibx_ib_class);
 		goto err_uclass;
 	}
+	/* The MAD layer: QP1 on every device that registers from now on. */
+	ret = ibx_mad_init();
+	if (ret)
+		goto err_ibclass;
 	ibx_debugfs_init();
 	return 0;
 
+err_ibclass:
+	class_destroy(ibx_ib_class);
 err_uclass:
 	class_destroy(ibx_uverbs_class);
 err_region:
@@ -234,6 +240,7 @@ err_region:
 
 static void __exit ibx_uverbs_exit(void)
 {
+	ibx_mad_exit();
 	ibx_debugfs_exit();
 	class_destroy(ibx_ib_class);
 	class_remove_file(ibx_uverbs_class, &class_attr_abi_version.attr);
