@@ -473,6 +473,14 @@ const struct ibx_nl_op ibx_nldev_ops[RDMA_NLDEV_NUM_OPS] = {
 		.doit = ibx_nldev_port_get_doit,
 		.dump = ibx_nldev_port_get_dump,
 	},
+	[RDMA_NLDEV_CMD_NEWLINK] = {
+		.doit = ibx_nldev_newlink,
+		.flags = IBX_NL_ADMIN,
+	},
+	[RDMA_NLDEV_CMD_DELLINK] = {
+		.doit = ibx_nldev_dellink,
+		.flags = IBX_NL_ADMIN,
+	},
 	[RDMA_NLDEV_CMD_SYS_GET] = { .doit = ibx_nldev_sys_get },
 	[RDMA_NLDEV_CMD_GET_CHARDEV] = { .doit = ibx_nldev_get_chardev },
 	[RDMA_NLDEV_CMD_STAT_GET] = { .doit = ibx_nldev_stat_get },

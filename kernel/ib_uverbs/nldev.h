@@ -39,6 +39,12 @@ int ibx_nldev_put_handle(struct sk_buff *msg, struct ibx_core_dev *core);
 void *ibx_nldev_put_hdr(struct sk_buff *msg, u32 portid, u32 seq, u32 cmd,
 			int flags);
 
+/* link.c */
+int ibx_nldev_newlink(struct sk_buff *skb, struct nlmsghdr *nlh,
+		      struct netlink_ext_ack *extack);
+int ibx_nldev_dellink(struct sk_buff *skb, struct nlmsghdr *nlh,
+		      struct netlink_ext_ack *extack);
+
 /* nldev_res.c */
 int ibx_nldev_res_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			   struct netlink_ext_ack *extack);

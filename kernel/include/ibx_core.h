@@ -517,4 +517,27 @@ void ibx_set_client_data(struct ibx_device *dev, struct ibx_client *client,
 			 void *data);
 void *ibx_get_client_data(struct ibx_device *dev, struct ibx_client *client);
 
+/*
+ * `rdma link add NAME type TYPE netdev NETDEV` and `rdma link delete NAME`
+ * (netlink NEWLINK/DELLINK, CAP_NET_ADMIN), as rxe registers its type.
+ * newlink() creates and registers a device named @ibdev_name (no '%')
+ * bound to @ndev, which the core holds for the call: -EEXIST if @ndev is
+ * already bound or the name taken.  dellink() removes the registered
+ * device of that name (unregister, then dealloc), -ENODEV if it has none.
+ * Both run serialized with ibx_unregister_link_ops(), which a driver calls
+ * first in its module exit.
+ */
+struct ibx_link_ops {
+	const char *type;
+	struct module *owner;
+	int (*newlink)(const char *ibdev_name, struct net_device *ndev);
+	int (*dellink)(const char *ibdev_name);
+
+	/* Owned by the core. */
+	struct list_head node;
+};
+
+int ibx_register_link_ops(struct ibx_link_ops *ops);
+void ibx_unregister_link_ops(struct ibx_link_ops *ops);
+
 #endif /* IBX_CORE_H */
