@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""nl_probe.py DEV - raw NETLINK_RDMA checks of the RDMA_NL_NLDEV answers.
+"""nl_probe.py DEV | --count-qp-dump INDEX - raw NETLINK_RDMA checks of the RDMA_NL_NLDEV answers.
 
 Asserts what GET, GET_CHARDEV and SYS_GET return for device DEV (its index
 from sysfs), and that malformed or unsupported requests get the errno
@@ -24,6 +24,7 @@ A_NODE_GUID, A_DEV_NODE_TYPE = 6, 14
 A_NETNS_MODE, A_DEV_PROTOCOL = 66, 67
 A_CHARDEV_TYPE, A_CHARDEV_NAME, A_CHARDEV_ABI, A_CHARDEV = 69, 70, 71, 72
 A_COPY_ON_FORK = 93
+A_RES_QP = 19
 
 failed = 0
 
@@ -104,7 +105,25 @@ def get_s(a, t):
     return a[t].split(b"\0")[0].decode() if t in a else None
 
 
+def count_qp_dump(index):
+    """RES_QP_GET dump of one device: prints messages and QP entries."""
+    nl = Nl()
+    msgs, err = nl.request(CMD_RES_QP_GET, u32(A_DEV_INDEX, index),
+                           flags=NLM_F_REQUEST | NLM_F_DUMP)
+    entries = 0
+    for m in msgs:
+        table, off = m.get(A_RES_QP, b""), 0
+        while off + 4 <= len(table):
+            ln = struct.unpack_from("=H", table, off)[0]
+            entries += 1
+            off += (ln + 3) & ~3
+    print(f"err {err} messages {len(msgs)} entries {entries}")
+    return 1 if err else 0
+
+
 def main():
+    if sys.argv[1] == "--count-qp-dump":
+        return count_qp_dump(int(sys.argv[2]))
     dev = sys.argv[1]
     uv = [d for d in os.listdir("/sys/class/infiniband_verbs")
           if d.startswith("uverbs") and
