@@ -500,7 +500,10 @@ struct ibx_client {
 	void (*remove)(struct ibx_device *dev, void *client_data);
 	/*
 	 * Optional: netlink GET_CHARDEV for this client's name (dev NULL:
-	 * the global device, as rdma_cm's /dev/infiniband/rdma_cm).
+	 * the global device, as rdma_cm's /dev/infiniband/rdma_cm).  Called
+	 * with the core's client and device locks held: it must only fill
+	 * @res (a cdev that lives while the client is registered), not call
+	 * back into the core.
 	 */
 	int (*get_nl_info)(struct ibx_device *dev,
 			   struct ibx_client_nl_info *res);
