@@ -29,6 +29,12 @@ static struct ibx_link_ops *ibx_link_ops_find(const char *type,
 	return NULL;
 }
 
+/**
+ * ibx_register_link_ops() - offer a link type to `rdma link add`
+ * @ops: type name, owner and the newlink()/dellink() callbacks
+ *
+ * Return: 0, -EINVAL if a field is missing, -EEXIST if the type is taken.
+ */
 int ibx_register_link_ops(struct ibx_link_ops *ops)
 {
 	int ret = 0;
@@ -45,6 +51,13 @@ int ibx_register_link_ops(struct ibx_link_ops *ops)
 }
 EXPORT_SYMBOL_GPL(ibx_register_link_ops);
 
+/**
+ * ibx_unregister_link_ops() - withdraw a link type
+ * @ops: as registered
+ *
+ * Waits for a newlink() or dellink() of any type that is running; none
+ * of @ops runs after this returns.
+ */
 void ibx_unregister_link_ops(struct ibx_link_ops *ops)
 {
 	down_write(&ibx_link_ops_rwsem);
