@@ -173,3 +173,43 @@ int ibx_client_get_nl_info(struct ibx_device *dev, const char *name,
 	mutex_unlock(&ibx_clients_lock);
 	return ret;
 }
+
+/*
+ * The same, copying what netlink reports while the client (and its
+ * device) cannot go away: both locks are held across get_nl_info().
+ */
+int ibx_client_nl_chardev(int index, const char *name,
+			  struct ibx_nl_chardev *cd)
+{
+	struct ibx_client_nl_info info = {};
+	struct ibx_core_dev *core = NULL, *c;
+	struct ibx_client *client;
+	int ret = -ENOENT;
+
+	mutex_lock(&ibx_clients_lock);
+	mutex_lock(&ibx_devices_lock);
+	if (index >= 0) {
+		list_for_each_entry(c, &ibx_devices, node)
+			if (c->index == index && c->clients_added)
+				core = c;
+		if (!core)
+			goto out;
+	}
+	list_for_each_entry(client, &ibx_clients, node) {
+		if (strcmp(client->name, name) || !client->get_nl_info)
+			continue;
+		ret = client->get_nl_info(core ? core->ibdev : NULL, &info);
+		if (!ret && !info.cdev)
+			ret = -EINVAL;	/* ib_core: a client must name one */
+		if (!ret) {
+			cd->devt = info.cdev->devt;
+			cd->abi = info.abi;
+			strscpy(cd->name, dev_name(info.cdev), sizeof(cd->name));
+		}
+		break;
+	}
+out:
+	mutex_unlock(&ibx_devices_lock);
+	mutex_unlock(&ibx_clients_lock);
+	return ret;
+}

@@ -120,6 +120,7 @@ struct ibx_ufile {
 	struct file *filp;
 	struct list_head node;		/* in core->files */
 	struct module *owner;		/* driver module, pinned while open */
+	struct pid *pid;		/* the opener (netlink RES_PID) */
 
 	/*
 	 * Commands, mmap and ioctl hold this for read; close and device
@@ -331,5 +332,19 @@ void ibx_clients_add_device(struct ibx_core_dev *core);
 void ibx_clients_remove_device(struct ibx_core_dev *core);
 int ibx_client_get_nl_info(struct ibx_device *dev, const char *name,
 			   struct ibx_client_nl_info *res);
+
+/* A character device as netlink GET_CHARDEV reports it. */
+struct ibx_nl_chardev {
+	dev_t devt;
+	u64 abi;
+	char name[64];
+};
+
+/*
+ * GET_CHARDEV of client @name for device @index (-1: global); -ENOENT
+ * for no such client or device.
+ */
+int ibx_client_nl_chardev(int index, const char *name,
+			  struct ibx_nl_chardev *cd);
 
 #endif /* IBX_CORE_PRIV_H */

@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include "core_priv.h"
+#include "nldev.h"
 
 struct class *ibx_ib_class;
 struct class *ibx_uverbs_class;
@@ -36,6 +37,7 @@ static int ibx_uverbs_open(struct inode *inode, struct file *filp)
 	INIT_LIST_HEAD(&uf->comp_channels);
 	uf->core = core;
 	uf->filp = filp;
+	uf->pid = get_task_pid(current, PIDTYPE_TGID);
 
 	mutex_lock(&core->lock);
 	if (!core->registered || core->dying) {
@@ -50,6 +52,7 @@ static int ibx_uverbs_open(struct inode *inode, struct file *filp)
 	}
 	mutex_unlock(&core->lock);
 	if (ret) {
+		put_pid(uf->pid);
 		kfree(uf);
 		return ret;
 	}
@@ -81,6 +84,7 @@ static int ibx_uverbs_release(struct inode *inode, struct file *filp)
 		module_put(owner);
 	xa_destroy(&uf->handles);
 	put_device(&core->udev);
+	put_pid(uf->pid);
 	kfree(uf);
 	atomic_dec(&ibx_ufile_count);
 	return 0;
@@ -225,8 +229,15 @@ static int __init ibx_uverbs_init(void)
 	if (ret)
 		goto err_ibclass;
 	ibx_debugfs_init();
+	/* Ours is the RDMA core now: answer NETLINK_RDMA (netlink.c). */
+	ret = ibx_nl_init();
+	if (ret)
+		goto err_debugfs;
 	return 0;
 
+err_debugfs:
+	ibx_debugfs_exit();
+	ibx_mad_exit();
 err_ibclass:
 	class_destroy(ibx_ib_class);
 err_uclass:
@@ -240,6 +251,7 @@ err_region:
 
 static void __exit ibx_uverbs_exit(void)
 {
+	ibx_nl_exit();
 	ibx_mad_exit();
 	ibx_debugfs_exit();
 	class_destroy(ibx_ib_class);

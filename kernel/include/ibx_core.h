@@ -673,7 +673,10 @@ struct ibx_client {
 	void (*remove)(struct ibx_device *dev, void *client_data);
 	/*
 	 * Optional: netlink GET_CHARDEV for this client's name (dev NULL:
-	 * the global device, as rdma_cm's /dev/infiniband/rdma_cm).
+	 * the global device, as rdma_cm's /dev/infiniband/rdma_cm).  Called
+	 * with the core's client and device locks held: it must only fill
+	 * @res (a cdev that lives while the client is registered), not call
+	 * back into the core.
 	 */
 	int (*get_nl_info)(struct ibx_device *dev,
 			   struct ibx_client_nl_info *res);
@@ -766,5 +769,28 @@ int ibx_destroy_ah(struct ibx_ah *ah);
 /* The IBA port state / active MTU of @port (IB_PORT_* / enum ibx_mtu). */
 int ibx_query_port(struct ibx_device *dev, u32 port,
 		   struct ib_uverbs_query_port_resp *attr);
+
+/*
+ * `rdma link add NAME type TYPE netdev NETDEV` and `rdma link delete NAME`
+ * (netlink NEWLINK/DELLINK, CAP_NET_ADMIN), as rxe registers its type.
+ * newlink() creates and registers a device named @ibdev_name (no '%')
+ * bound to @ndev, which the core holds for the call: -EEXIST if @ndev is
+ * already bound or the name taken.  dellink() removes the registered
+ * device of that name (unregister, then dealloc), -ENODEV if it has none.
+ * Both run serialized with ibx_unregister_link_ops(), which a driver calls
+ * first in its module exit.
+ */
+struct ibx_link_ops {
+	const char *type;
+	struct module *owner;
+	int (*newlink)(const char *ibdev_name, struct net_device *ndev);
+	int (*dellink)(const char *ibdev_name);
+
+	/* Owned by the core. */
+	struct list_head node;
+};
+
+int ibx_register_link_ops(struct ibx_link_ops *ops);
+void ibx_unregister_link_ops(struct ibx_link_ops *ops);
 
 #endif /* IBX_CORE_H */

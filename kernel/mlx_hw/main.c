@@ -2,10 +2,11 @@
 /*
  * main.c - module load/unload and the binding of mlx_hw devices to netdevs.
  *
- * A device is created per netdev named by the load parameter netdev=d0,d1
- * or written at run time to /sys/module/mlx_hw/parameters/add; writing the
- * name to .../remove, unregistering the netdev or unloading the module
- * removes it.
+ * A device is created per netdev named by the load parameter netdev=d0,d1,
+ * written at run time to /sys/module/mlx_hw/parameters/add, or by `rdma
+ * link add NAME type mlx_hw netdev NETDEV`; writing the name to .../remove,
+ * `rdma link delete NAME`, unregistering the netdev or unloading the
+ * module removes it.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -72,16 +73,17 @@ static void mlx_hw_dev_free(struct mlx_hw_dev *dev)
 
 static void mlx_hw_remove_work(struct work_struct *work);
 
-static int mlx_hw_add(const char *name)
+/*
+ * Creates a device on @ndev named @ibname ("mlx_hw%d" if NULL).  -EEXIST
+ * if @ndev already has one or the name is taken.  Takes its own reference
+ * on @ndev.
+ */
+static int mlx_hw_bind(struct net_device *ndev, const char *ibname)
 {
-	struct net_device *ndev;
 	struct mlx_hw_dev *dev;
 	int err;
 
-	ndev = dev_get_by_name(&init_net, name);
-	if (!ndev)
-		return -ENODEV;
-
+	dev_hold(ndev);
 	mutex_lock(&mlx_hw_bind_mutex);
 	spin_lock(&mlx_hw_devices_lock);
 	dev = mlx_hw_find_by_ndev(ndev);
@@ -100,7 +102,7 @@ static int mlx_hw_add(const char *name)
 		err = -ENOMEM;
 		goto out_put;
 	}
-	dev->ndev = ndev;		/* the reference of dev_get_by_name */
+	dev->ndev = ndev;		/* our reference */
 	INIT_LIST_HEAD(&dev->list);
 	INIT_WORK(&dev->gid_work, mlx_hw_gid_work);
 	INIT_WORK(&dev->remove_work, mlx_hw_remove_work);
@@ -120,6 +122,8 @@ static int mlx_hw_add(const char *name)
 	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC1);
 	ether_addr_copy(dev->mac, ndev->dev_addr);
 	mlx_hw_dev_init_attr(dev);
+	if (ibname)
+		strscpy(dev->ibx.name, ibname, sizeof(dev->ibx.name));
 	mlx_hw_update_mtu(dev);
 
 	dev->engine_region = mlx_hw_region_alloc(PAGE_SIZE, true);
@@ -168,6 +172,19 @@ out_put:
 	return err;
 }
 
+static int mlx_hw_add(const char *name)
+{
+	struct net_device *ndev;
+	int err;
+
+	ndev = dev_get_by_name(&init_net, name);
+	if (!ndev)
+		return -ENODEV;
+	err = mlx_hw_bind(ndev, NULL);
+	dev_put(ndev);
+	return err;
+}
+
 /* Takes a device off the list and destroys it; caller holds bind_mutex. */
 static void mlx_hw_destroy(struct mlx_hw_dev *dev)
 {
@@ -187,15 +204,17 @@ static void mlx_hw_destroy(struct mlx_hw_dev *dev)
 	mlx_hw_dev_free(dev);
 }
 
-static int mlx_hw_remove(const char *name)
+/* Removes the device named @name, or bound to netdev @name if @by_ndev. */
+static int mlx_hw_remove(const char *name, bool by_ndev)
 {
 	struct mlx_hw_dev *dev, *found = NULL;
 
 	mutex_lock(&mlx_hw_bind_mutex);
 	spin_lock(&mlx_hw_devices_lock);
 	list_for_each_entry(dev, &mlx_hw_devices, list) {
-		if (!dev->removing && (!strcmp(dev->ndev->name, name) ||
-				       !strcmp(dev->ibx.name, name))) {
+		if (!dev->removing &&
+		    ((by_ndev && !strcmp(dev->ndev->name, name)) ||
+		     !strcmp(dev->ibx.name, name))) {
 			found = dev;
 			found->removing = true;
 			break;
@@ -309,7 +328,7 @@ static int mlx_hw_param_remove(const char *val, const struct kernel_param *kp)
 		return -EINVAL;
 	strscpy(name, val, sizeof(name));
 	strim(name);
-	return mlx_hw_remove(name);
+	return mlx_hw_remove(name, true);
 }
 
 /* Reading add/remove/netdev lists the bound netdevs. */
@@ -326,6 +345,29 @@ static int mlx_hw_param_get(char *buffer, const struct kernel_param *kp)
 	len += scnprintf(buffer + len, PAGE_SIZE - len, "\n");
 	return len;
 }
+
+/*
+ * `rdma link add NAME type mlx_hw netdev NETDEV`, as rxe.  The engine's
+ * sockets live in the initial network namespace, so its netdevs must too.
+ */
+static int mlx_hw_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	if (!net_eq(dev_net(ndev), &init_net))
+		return -EOPNOTSUPP;
+	return mlx_hw_bind(ndev, ibdev_name);
+}
+
+static int mlx_hw_dellink(const char *ibdev_name)
+{
+	return mlx_hw_remove(ibdev_name, false);
+}
+
+static struct ibx_link_ops mlx_hw_link_ops = {
+	.type = "mlx_hw",
+	.owner = THIS_MODULE,
+	.newlink = mlx_hw_newlink,
+	.dellink = mlx_hw_dellink,
+};
 
 static const struct kernel_param_ops mlx_hw_add_ops = {
 	.set = mlx_hw_param_add,
@@ -360,6 +402,12 @@ static int __init mlx_hw_init(void)
 		unregister_netdevice_notifier(&mlx_hw_netdev_nb);
 		goto out_net;
 	}
+	err = ibx_register_link_ops(&mlx_hw_link_ops);
+	if (err) {
+		mlx_hw_unregister_notifiers();
+		unregister_netdevice_notifier(&mlx_hw_netdev_nb);
+		goto out_net;
+	}
 	mlx_hw_debugfs_init();
 	mlx_hw_loaded = true;
 	if (mlx_hw_pending[0])
@@ -375,6 +423,8 @@ static void __exit mlx_hw_exit(void)
 {
 	struct mlx_hw_dev *dev;
 
+	/* Waits for a running `rdma link add/delete`; no new one comes. */
+	ibx_unregister_link_ops(&mlx_hw_link_ops);
 	mlx_hw_unregister_notifiers();
 	unregister_netdevice_notifier(&mlx_hw_netdev_nb);
 	/* Pending removals first: they free their device. */
