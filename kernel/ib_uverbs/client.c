@@ -27,7 +27,7 @@ static void ibx_client_add_one(struct ibx_client *client,
 		return;
 	ret = client->add(core->ibdev);
 	if (ret) {
-		pr_warn("ibx_uverbs: client %s: %s not added (%d)\n",
+		pr_warn("client %s: %s not added (%d)\n",
 			client->name, core->ibdev->name, ret);
 		return;
 	}

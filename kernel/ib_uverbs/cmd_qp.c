@@ -396,7 +396,7 @@ static int ibx_modify_qp_locked(struct ibx_cmd *c,
 					  qp->attr.qp_state;
 	next = (mask & IBX_QP_STATE) ? cmd->base.qp_state : cur;
 	if (!ibx_qp_transition_ok(cur, next, qp->qp_type, mask)) {
-		pr_debug("ibx_uverbs: QP 0x%x: illegal %s->%s mask 0x%x\n",
+		pr_debug("QP 0x%x: illegal %s->%s mask 0x%x\n",
 			 qp->qp_num, ibx_qp_state_name(cur),
 			 ibx_qp_state_name(next), mask);
 		return -EINVAL;

@@ -192,7 +192,7 @@ static int ibx_hca_dev_add(struct ibx_core_dev *core)
 		if (dev->netdev[port] &&
 		    sysfs_create_link(core->net_kobj, &dev->netdev[port]->dev.kobj,
 				      dev->netdev[port]->name))
-			pr_warn("ibx_uverbs: %s: no device/net link for %s\n",
+			pr_warn("%s: no device/net link for %s\n",
 				dev->name, dev->netdev[port]->name);
 	return 0;
 }
@@ -361,7 +361,7 @@ int ibx_set_netdev(struct ibx_device *dev, u32 port, struct net_device *ndev)
 	dev->netdev[port] = ndev;
 	if (ndev && core->net_kobj &&
 	    sysfs_create_link(core->net_kobj, &ndev->dev.kobj, ndev->name))
-		pr_warn("ibx_uverbs: %s: no device/net link for %s\n",
+		pr_warn("%s: no device/net link for %s\n",
 			dev->name, ndev->name);
 	mutex_unlock(&core->lock);
 	if (old)

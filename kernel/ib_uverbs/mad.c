@@ -430,7 +430,7 @@ static void ibx_mad_recv_done(struct ibx_mad_port *port,
 	else
 		ibx_mad_count(port, C_RCVD_BAD);
 	if (ibx_mad_post_rbuf(port, idx))
-		pr_warn_ratelimited("ibx_mad: %s port %u: receive buffer lost\n",
+		pr_warn_ratelimited("mad: %s port %u: receive buffer lost\n",
 				    port->dev->name, port->port);
 }
 

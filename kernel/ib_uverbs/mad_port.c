@@ -217,7 +217,7 @@ static void ibx_mad_port_close(struct ibx_mad_port *port)
 	port->qp = NULL;
 	flush_workqueue(port->wq);
 	list_for_each_entry_safe(priv, tmp, &port->agents, node) {
-		pr_warn("ibx_mad: %s: agent of class 0x%x still registered\n",
+		pr_warn("mad: %s: agent of class 0x%x still registered\n",
 			port->dev->name, priv->agent.mgmt_class);
 		for (;;) {
 			spin_lock_irqsave(&port->lock, flags);
@@ -251,7 +251,7 @@ static int ibx_mad_add(struct ibx_device *dev)
 	for (pn = 1; pn <= min_t(u32, n, IBX_MAX_PORTS); pn++) {
 		port = ibx_mad_port_open(dev, pn);
 		if (IS_ERR(port)) {
-			pr_warn("ibx_mad: %s port %u: no QP1 (%ld)\n",
+			pr_warn("mad: %s port %u: no QP1 (%ld)\n",
 				dev->name, pn, PTR_ERR(port));
 			continue;
 		}

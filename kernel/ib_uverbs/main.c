@@ -99,7 +99,7 @@ static ssize_t ibx_uverbs_write(struct file *filp, const char __user *buf,
 	 * setuid program handed the fd as its stdout).
 	 */
 	if (filp->f_cred != current_cred()) {
-		pr_err_once("ibx_uverbs: process %d (%s) changed security contexts after opening the file; not allowed\n",
+		pr_err_once("process %d (%s) changed security contexts after opening the file; not allowed\n",
 			    task_tgid_vnr(current), current->comm);
 		return -EACCES;
 	}
@@ -199,7 +199,7 @@ static int __init ibx_uverbs_init(void)
 	 */
 	if (ibx_sysfs_exists("/sys/class/infiniband") ||
 	    ibx_sysfs_exists("/sys/class/infiniband_verbs")) {
-		pr_err("ibx_uverbs: the in-tree RDMA core (ib_core/ib_uverbs) is loaded; unload it first (modprobe -r ib_uverbs ib_core)\n");
+		pr_err("the in-tree RDMA core (ib_core/ib_uverbs) is loaded; unload it first (modprobe -r ib_uverbs ib_core)\n");
 		return -EEXIST;
 	}
 
@@ -245,7 +245,7 @@ err_uclass:
 err_region:
 	unregister_chrdev_region(ibx_uverbs_base, IBX_MAX_DEVICES);
 	if (ret == -EEXIST)
-		pr_err("ibx_uverbs: the in-tree RDMA core (ib_core/ib_uverbs) is loaded; unload it first\n");
+		pr_err("the in-tree RDMA core (ib_core/ib_uverbs) is loaded; unload it first\n");
 	return ret;
 }
 

@@ -157,7 +157,7 @@ static int mlx_hw_bind(struct net_device *ndev, const char *ibname)
 	schedule_work(&dev->gid_work);
 	flush_work(&dev->gid_work);
 	mlx_hw_update_port_state(dev);
-	pr_info("mlx_hw: %s bound to %s\n", dev->ibx.name, ndev->name);
+	pr_info("%s bound to %s\n", dev->ibx.name, ndev->name);
 	return 0;
 
 out_unreg:
@@ -197,7 +197,7 @@ static void mlx_hw_destroy(struct mlx_hw_dev *dev)
 
 	/* Off the list, so no notifier queues new work for it. */
 	cancel_work_sync(&dev->gid_work);
-	pr_info("mlx_hw: removing %s from %s\n", dev->ibx.name, dev->ndev->name);
+	pr_info("removing %s from %s\n", dev->ibx.name, dev->ndev->name);
 	mlx_hw_clear_gids(dev);
 	ibx_set_netdev(&dev->ibx, 1, NULL);
 	ibx_unregister_device(&dev->ibx);
@@ -297,7 +297,7 @@ static int mlx_hw_add_list(const char *list)
 			continue;
 		ret = mlx_hw_add(name);
 		if (ret) {
-			pr_warn("mlx_hw: cannot bind to %s: %d\n", name, ret);
+			pr_warn("cannot bind to %s: %d\n", name, ret);
 			if (!err)
 				err = ret;
 		}

@@ -367,7 +367,7 @@ static struct socket *mlx_hw_udp_sock(bool ipv6)
 
 	err = udp_sock_create(&init_net, &cfg, &sock);
 	if (err) {
-		pr_warn("mlx_hw: no IPv%d UDP socket on port %d (%d): that wire stays down\n",
+		pr_warn("no IPv%d UDP socket on port %d (%d): that wire stays down\n",
 			ipv6 ? 6 : 4, MLX_HW_ROCE_PORT, err);
 		return NULL;
 	}
