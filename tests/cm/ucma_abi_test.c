@@ -343,7 +343,7 @@ static void test_resolve(void)
 	CHECK(qr.ib_route[0].traffic_class == 32, "tclass %u", qr.ib_route[0].traffic_class);
 	EXPECT_ERR(ucmd(fd, RDMA_USER_CM_CMD_QUERY_ROUTE, &q, sizeof(q), 100), ENOSPC);
 	EXPECT_ERR(ucmd(fd, RDMA_USER_CM_CMD_QUERY, &q, sizeof(q), sizeof(pr)), 0);
-	CHECK(pr.h.num_paths == 1 && pr.d[0].flags == 7, "path query %u flags %x",
+	CHECK(pr.h.num_paths == 1 && pr.d[0].flags == (IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL), "path query %u flags %x",
 	      pr.h.num_paths, pr.d[0].flags);
 	CHECK(!memcmp((uint8_t *)pr.d[0].path_rec + 8, qr.ib_route[0].dgid, 16),
 	      "wire path dgid");
