@@ -566,20 +566,18 @@ int cma_init_qp_attr(struct cma_id *id, u32 qp_state,
 
 /*
  * The connection operations need the IB CM.  Their input is validated
- * here (state, device) so that callers see the same errors as upstream
- * for bad use; a valid request without a CM is -EOPNOTSUPP.
+ * here with upstream's errors for bad use (wrong state, no CM id); a
+ * valid request is -EOPNOTSUPP until the CM glue (cm_iface.h) lands with
+ * the CM module: nothing here pretends a connection.
  */
 int cma_connect(struct cma_id *id, const struct rdma_ucm_conn_param *p)
 {
-	const struct cma_cm_ops *cm = cma_cm_ops();
-
 	if (id->state != CMA_ROUTE_RESOLVED)
 		return -EINVAL;
-	if (!cm)
-		return -EOPNOTSUPP;
-	return -EOPNOTSUPP;	/* the CM glue comes with the CM module */
+	return -EOPNOTSUPP;
 }
 
+/* Only a CONNECT_REQUEST id (state CONNECT) can be accepted. */
 int cma_accept(struct cma_id *id, const struct rdma_ucm_conn_param *p)
 {
 	if (id->state != CMA_CONNECT)
@@ -587,10 +585,11 @@ int cma_accept(struct cma_id *id, const struct rdma_ucm_conn_param *p)
 	return -EOPNOTSUPP;
 }
 
+/* Upstream: no CM id to reject or disconnect with is -EINVAL. */
 int cma_reject(struct cma_id *id, const void *pdata, u8 len, u8 reason)
 {
 	if (!id->cm_priv)
-		return -EINVAL;	/* upstream: no CM id to reject with */
+		return -EINVAL;
 	return -EOPNOTSUPP;
 }
 

@@ -592,11 +592,51 @@ static void test_close_unread(void)
 	printf("ok close with unread events\n");
 }
 
+/*
+ * The HCA goes away under a bound UD id with a membership: DEVICE_REMOVAL,
+ * the id loses its device, and leave/destroy still report exact counts.
+ */
+static void test_removal(const char *netdev)
+{
+	int fd = open_cm(), err;
+	uint32_t id = create_id(fd, RDMA_PS_UDP, 0x55), mc, n;
+	struct rdma_ucm_query_route_resp qr;
+	struct rdma_ucm_event_resp ev;
+	char cmd[160];
+
+	EXPECT_ERR(bind_ip(fd, id, local_ip, 0), 0);
+	mc = join(fd, id, "239.1.2.8", 1, 0, &err);
+	CHECK(!err, "join");
+	expect_event(fd, mc, 12, 0);
+	snprintf(cmd, sizeof(cmd),
+		 "echo %s > /sys/module/mlx_hw/parameters/remove", netdev);
+	CHECK(system(cmd) == 0, "%s", cmd);
+	EXPECT_ERR(get_event(fd, &ev), 0);
+	CHECK(ev.event == 11 && ev.id == id && ev.uid == 0x55,
+	      "event %u id %u, want DEVICE_REMOVAL of %u", ev.event, ev.id, id);
+	EXPECT_ERR(query_route(fd, id, &qr), 0);
+	CHECK(qr.node_guid == 0, "node_guid after removal");
+	EXPECT_ERR(resolve_ip(fd, id, local_ip, 100), EINVAL);
+	EXPECT_ERR(leave(fd, mc, &n), 0);
+	CHECK(n == 1, "leave reported %u", n);
+	CHECK(!igmp_joined("239.1.2.8"), "group still joined");
+	EXPECT_ERR(destroy_id(fd, id, &n), 0);
+	CHECK(n == 2, "destroy reported %u", n);
+	close(fd);
+	CHECK(sysfs_long("ibx_ids") == 0, "ids left");
+	printf("ok device removal\n");
+}
+
 int main(int argc, char **argv)
 {
-	CHECK(argc == 2 && inet_pton(AF_INET, argv[1], &local_ip) == 1,
-	      "usage: %s LOCAL_IPV4", argv[0]);
+	CHECK((argc == 2 || (argc == 4 && !strcmp(argv[2], "removal"))) &&
+	      inet_pton(AF_INET, argv[1], &local_ip) == 1,
+	      "usage: %s LOCAL_IPV4 [removal NETDEV]", argv[0]);
 	CHECK(sysfs_long("abi_version") == 4, "abi_version");
+	if (argc == 4) {
+		test_removal(argv[3]);
+		return 0;
+	}
 	test_framing();
 	test_ownership();
 	test_bind();
