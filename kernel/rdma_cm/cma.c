@@ -600,13 +600,11 @@ int cma_disconnect(struct cma_id *id)
 	return -EOPNOTSUPP;
 }
 
-/* rdma_notify: only IB_EVENT_COMM_EST matters, for a connecting id. */
+/* rdma_notify (IB_EVENT_COMM_EST for a connecting id): needs a CM id. */
 int cma_notify(struct cma_id *id, u32 event)
 {
-	if (!id->cdev)
-		return -EINVAL;
 	if (!id->cm_priv)
-		return 0;
+		return -EINVAL;
 	return -EOPNOTSUPP;
 }
 
