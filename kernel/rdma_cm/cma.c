@@ -79,6 +79,8 @@ const struct cma_cm_ops *cma_cm_ops(void)
 
 /* ---- ids ---- */
 
+static void cma_route_work(struct work_struct *work);
+
 struct cma_id *cma_create_id(u16 ps, u8 qp_type, cma_event_handler handler,
 			     void *context)
 {
@@ -101,7 +103,7 @@ struct cma_id *cma_create_id(u16 ps, u8 qp_type, cma_event_handler handler,
 	INIT_LIST_HEAD(&id->dev_node);
 	INIT_LIST_HEAD(&id->mcasts);
 	INIT_DELAYED_WORK(&id->addr_work, cma_addr_work);
-	INIT_WORK(&id->route_work, NULL);	/* set by cma_resolve_route */
+	INIT_WORK(&id->route_work, cma_route_work);
 	atomic_inc(&cma_id_count);
 	return id;
 }
@@ -476,7 +478,6 @@ int cma_resolve_route(struct cma_id *id, unsigned long timeout_ms)
 	if (ret)
 		return ret;
 	id->state = CMA_ROUTE_QUERY;
-	INIT_WORK(&id->route_work, cma_route_work);
 	queue_work(system_wq, &id->route_work);
 	return 0;
 }
@@ -630,8 +631,7 @@ void cma_destroy_id(struct cma_id *id)
 	mutex_unlock(&id->lock);
 	/* The works see DESTROYING and do nothing; wait for running ones. */
 	cancel_delayed_work_sync(&id->addr_work);
-	if (id->route_work.func)
-		cancel_work_sync(&id->route_work);
+	cancel_work_sync(&id->route_work);
 	cma_leave_all(id);
 	cma_release_dev(id);
 	cma_release_port(id);
