@@ -7,13 +7,14 @@
  * are exact).  CONNECT must fail cleanly with EOPNOTSUPP until the IB CM
  * exists.
  *
- * usage: rdmacm_test DEV LOCAL_IPV4 OTHER_IPV4
+ * usage: rdmacm_test DEV LOCAL_IPV4 OTHER_IPV4 [LOCAL_IPV6[%IF]]
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
@@ -107,6 +108,34 @@ static void test_resolve(struct rdma_event_channel *ch, const char *ip,
 	printf("ok resolve addr+route to %s\n", dst_ip);
 }
 
+/* IPv6: resolve our own (link-local) address; the GID is the address. */
+static void test_resolve6(struct rdma_event_channel *ch, const char *ip6)
+{
+	struct addrinfo hints = { .ai_family = AF_INET6,
+				  .ai_flags = AI_NUMERICHOST }, *ai;
+	struct sockaddr_in6 *dst;
+	struct rdma_cm_id *id;
+	struct ibv_sa_path_rec *p;
+
+	CHECK(getaddrinfo(ip6, "7471", &hints, &ai) == 0, "getaddrinfo %s", ip6);
+	dst = (struct sockaddr_in6 *)ai->ai_addr;
+	CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0, "create_id");
+	CHECK(rdma_resolve_addr(id, NULL, ai->ai_addr, 2000) == 0,
+	      "rdma_resolve_addr %s", ip6);
+	expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED, id);
+	check_verbs(id);
+	CHECK(rdma_resolve_route(id, 2000) == 0, "rdma_resolve_route");
+	expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, id);
+	CHECK(id->route.num_paths == 1, "num_paths %d", id->route.num_paths);
+	p = &id->route.path_rec[0];
+	CHECK(!memcmp(p->dgid.raw, &dst->sin6_addr, 16) &&
+	      !memcmp(p->sgid.raw, &dst->sin6_addr, 16), "IPv6 GIDs");
+	CHECK(p->hop_limit == 64, "hop_limit %u", p->hop_limit);
+	CHECK(rdma_destroy_id(id) == 0, "destroy");
+	freeaddrinfo(ai);
+	printf("ok resolve addr+route to %s\n", ip6);
+}
+
 static void test_bind_listen(struct rdma_event_channel *ch, const char *ip)
 {
 	struct rdma_cm_id *id, *wild;
@@ -168,7 +197,8 @@ int main(int argc, char **argv)
 {
 	struct rdma_event_channel *ch;
 
-	CHECK(argc == 4, "usage: %s DEV LOCAL_IPV4 OTHER_IPV4", argv[0]);
+	CHECK(argc == 4 || argc == 5,
+	      "usage: %s DEV LOCAL_IPV4 OTHER_IPV4 [LOCAL_IPV6[%%IF]]", argv[0]);
 	devname = argv[1];
 	test_devices();
 	ch = rdma_create_event_channel();
@@ -176,6 +206,8 @@ int main(int argc, char **argv)
 	test_bind_listen(ch, argv[2]);
 	test_resolve(ch, argv[2], argv[2]);
 	test_resolve(ch, argv[2], argv[3]);
+	if (argc == 5)
+		test_resolve6(ch, argv[4]);
 	test_getaddrinfo(argv[2]);
 	test_mcast(ch, argv[2]);
 	rdma_destroy_event_channel(ch);
