@@ -10,6 +10,20 @@
 #include "ucma.h"
 #include "ibx_compat.h"
 
+/* Frees the unread events of @mc; file->mut held. */
+static void ucma_drop_mc_events(struct ucma_file *file,
+				struct ucma_multicast *mc)
+{
+	struct ucma_event *e, *tmp;
+
+	list_for_each_entry_safe(e, tmp, &file->event_list, list) {
+		if (e->mc != mc)
+			continue;
+		list_del(&e->list);
+		kfree(e);
+	}
+}
+
 static int ucma_process_join(struct ucma_file *file, u32 idnum, u64 uid,
 			     u64 response, const struct sockaddr *addr,
 			     u16 join_flags, int out_len)
@@ -61,15 +75,7 @@ err_leave:
 	cma_leave_multicast(ctx->cid, cmc);
 	/* Its MULTICAST_JOIN may already be queued; it goes with it. */
 	mutex_lock(&file->mut);
-	{
-		struct ucma_event *e, *tmp;
-
-		list_for_each_entry_safe(e, tmp, &ctx->file->event_list, list)
-			if (e->mc == mc) {
-				list_del(&e->list);
-				kfree(e);
-			}
-	}
+	ucma_drop_mc_events(file, mc);
 	mutex_unlock(&file->mut);
 err_xa:
 	xa_erase(&ucma_mc_table, mc->id);
@@ -109,7 +115,6 @@ UCMA_HANDLER(ucma_leave_multicast)
 	struct rdma_ucm_destroy_id_resp resp;
 	struct ucma_multicast *mc;
 	struct ucma_context *ctx;
-	struct ucma_event *e, *tmp;
 
 	if (out_len < sizeof(resp))
 		return -ENOSPC;
@@ -129,11 +134,7 @@ UCMA_HANDLER(ucma_leave_multicast)
 	ctx = mc->ctx;
 	cma_leave_multicast(ctx->cid, mc->cmc);	/* no event after this */
 	mutex_lock(&ctx->file->mut);
-	list_for_each_entry_safe(e, tmp, &ctx->file->event_list, list)
-		if (e->mc == mc) {
-			list_del(&e->list);
-			kfree(e);
-		}
+	ucma_drop_mc_events(ctx->file, mc);
 	list_del(&mc->list);
 	resp.events_reported = mc->events_reported;
 	mutex_unlock(&ctx->file->mut);
@@ -195,8 +196,7 @@ UCMA_HANDLER(ucma_migrate_id)
 		ucma_unlock_files(cur, file);
 	}
 	mutex_unlock(&ctx->cid->lock);
-	if (!list_empty(&file->event_list))
-		wake_up_interruptible(&file->poll_wait);
+	wake_up_interruptible(&file->poll_wait);	/* moved events wake it */
 	if (copy_to_user(u64_to_user_ptr(c->response), &resp, sizeof(resp)))
 		ret = -EFAULT;
 	ucma_put_ctx(ctx);
