@@ -8,6 +8,8 @@
  * exists.
  *
  * usage: rdmacm_test DEV LOCAL_IPV4 OTHER_IPV4 [LOCAL_IPV6[%IF]]
+ * With UNANSWERED=IPV4 in the environment (an address on an ARP subnet
+ * that nobody owns), resolving it must end in ADDR_ERROR -ETIMEDOUT.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -106,6 +108,26 @@ static void test_resolve(struct rdma_event_channel *ch, const char *ip,
 	      "rdma_connect did not fail with EOPNOTSUPP");
 	CHECK(rdma_destroy_id(id) == 0, "destroy");
 	printf("ok resolve addr+route to %s\n", dst_ip);
+}
+
+/* Neighbour resolution that never completes: ADDR_ERROR -ETIMEDOUT. */
+static void test_unanswered(struct rdma_event_channel *ch, const char *ip)
+{
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	struct sockaddr_in dst;
+
+	CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0, "create_id");
+	sin_set(&dst, ip, 7471);
+	CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 1000) == 0,
+	      "rdma_resolve_addr %s", ip);
+	CHECK(rdma_get_cm_event(ch, &ev) == 0, "rdma_get_cm_event");
+	CHECK(ev->event == RDMA_CM_EVENT_ADDR_ERROR && ev->status == -ETIMEDOUT,
+	      "event %s status %d, want ADDR_ERROR -ETIMEDOUT",
+	      rdma_event_str(ev->event), ev->status);
+	rdma_ack_cm_event(ev);
+	CHECK(rdma_destroy_id(id) == 0, "destroy");
+	printf("ok %s: ADDR_ERROR -ETIMEDOUT\n", ip);
 }
 
 /* IPv6: resolve our own (link-local) address; the GID is the address. */
@@ -208,6 +230,8 @@ int main(int argc, char **argv)
 	test_resolve(ch, argv[2], argv[3]);
 	if (argc == 5)
 		test_resolve6(ch, argv[4]);
+	if (getenv("UNANSWERED"))
+		test_unanswered(ch, getenv("UNANSWERED"));
 	test_getaddrinfo(argv[2]);
 	test_mcast(ch, argv[2]);
 	rdma_destroy_event_channel(ch);
