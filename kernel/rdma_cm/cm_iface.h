@@ -7,7 +7,7 @@
  * validated by ucma.c and cma.c and then fail with -EOPNOTSUPP from
  * cma_cm_ops() being NULL.  Nothing pretends a connection.
  *
- * The CM module calls cma_register_cm() at init and cma_unregister_cm() at
+ * The CM module calls ibx_cma_register_cm() at init and ibx_cma_unregister_cm() at
  * exit (after destroying its cm ids).  Calls down (cma -> CM) are made
  * with the cma_id's lock held and may sleep; calls up (CM -> cma, the
  * cma_cm_*() functions below) must be made from process context without
@@ -78,8 +78,8 @@ enum cma_cm_event {
 	CMA_CM_TIMEWAIT_EXIT,
 };
 
-int cma_register_cm(const struct cma_cm_ops *ops);
-void cma_unregister_cm(const struct cma_cm_ops *ops);
+int ibx_cma_register_cm(const struct cma_cm_ops *ops);
+void ibx_cma_unregister_cm(const struct cma_cm_ops *ops);
 /* The registered CM or NULL (read under the id's lock). */
 const struct cma_cm_ops *cma_cm_ops(void);
 

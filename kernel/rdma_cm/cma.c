@@ -49,7 +49,13 @@ atomic_t cma_mcast_count = ATOMIC_INIT(0);
 static const struct cma_cm_ops *cma_cm;
 static DEFINE_MUTEX(cma_cm_lock);
 
-int cma_register_cm(const struct cma_cm_ops *ops)
+/**
+ * ibx_cma_register_cm() - plug the IB CM into the CMA
+ * @ops: the CM's operations (cm_iface.h); they must outlive the registration
+ *
+ * Return: 0, or -EBUSY if a CM is registered already.
+ */
+int ibx_cma_register_cm(const struct cma_cm_ops *ops)
 {
 	int ret = 0;
 
@@ -61,16 +67,22 @@ int cma_register_cm(const struct cma_cm_ops *ops)
 	mutex_unlock(&cma_cm_lock);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(cma_register_cm);
+EXPORT_SYMBOL_GPL(ibx_cma_register_cm);
 
-void cma_unregister_cm(const struct cma_cm_ops *ops)
+/**
+ * ibx_cma_unregister_cm() - unplug the IB CM registered with @ops
+ * @ops: what ibx_cma_register_cm() was given
+ *
+ * The CM destroys its own state of every id before calling this.
+ */
+void ibx_cma_unregister_cm(const struct cma_cm_ops *ops)
 {
 	mutex_lock(&cma_cm_lock);
 	if (cma_cm == ops)
 		WRITE_ONCE(cma_cm, NULL);
 	mutex_unlock(&cma_cm_lock);
 }
-EXPORT_SYMBOL_GPL(cma_unregister_cm);
+EXPORT_SYMBOL_GPL(ibx_cma_unregister_cm);
 
 const struct cma_cm_ops *cma_cm_ops(void)
 {
