@@ -26,7 +26,7 @@ PREFIX ?= /usr/local
 VALGRIND ?= OFF
 
 .PHONY: all modules modules-all userspace userspace-valgrind dkms-packages \
-	check check-unit demo install uninstall clean deps
+	check check-unit fuzz demo install uninstall clean deps
 
 all: modules userspace
 
@@ -66,6 +66,11 @@ check: modules-all userspace userspace-valgrind dkms-packages
 
 check-unit: userspace
 	scripts/check --unit-only
+
+# The fuzz campaign: 10^7 uverbs commands per kernel (FUZZ_COMMANDS), about
+# ten minutes each; make check runs only a smoke of it.
+fuzz: modules-all userspace
+	scripts/fuzz $(KVERS)
 
 demo:
 	scripts/demo

@@ -73,6 +73,13 @@ void ibx_clients_remove_device(struct ibx_core_dev *core)
 	mutex_unlock(&ibx_clients_lock);
 }
 
+/**
+ * ibx_register_client() - register a kernel client of the core
+ * @client: name and callbacks; add() runs for every registered device
+ *	before this returns, and for devices registered later
+ *
+ * Return: 0, or -ENOMEM.
+ */
 int ibx_register_client(struct ibx_client *client)
 {
 	struct ibx_core_dev *core;
@@ -96,6 +103,11 @@ int ibx_register_client(struct ibx_client *client)
 }
 EXPORT_SYMBOL_GPL(ibx_register_client);
 
+/**
+ * ibx_unregister_client() - unregister a kernel client
+ * @client: a registered client; remove() runs for every device it was
+ *	added to before this returns
+ */
 void ibx_unregister_client(struct ibx_client *client)
 {
 	struct ibx_core_dev *core;
@@ -112,6 +124,12 @@ void ibx_unregister_client(struct ibx_client *client)
 }
 EXPORT_SYMBOL_GPL(ibx_unregister_client);
 
+/**
+ * ibx_set_client_data() - set a client's pointer for a device
+ * @dev: the device
+ * @client: the client, usually from its add()
+ * @data: the pointer, passed to remove()
+ */
 void ibx_set_client_data(struct ibx_device *dev, struct ibx_client *client,
 			 void *data)
 {
@@ -120,6 +138,13 @@ void ibx_set_client_data(struct ibx_device *dev, struct ibx_client *client,
 }
 EXPORT_SYMBOL_GPL(ibx_set_client_data);
 
+/**
+ * ibx_get_client_data() - a client's pointer for a device
+ * @dev: the device
+ * @client: the client
+ *
+ * Return: what ibx_set_client_data() stored, or NULL.
+ */
 void *ibx_get_client_data(struct ibx_device *dev, struct ibx_client *client)
 {
 	void *data = xa_load(&ibx_cdev(dev)->client_data, client->client_id);

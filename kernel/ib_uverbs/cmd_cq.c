@@ -15,7 +15,7 @@ static bool ibx_cqe_ok(struct ibx_device *dev, u32 cqe)
 }
 
 /* Creates the CQ; the caller writes its response and commits @out. */
-static int ibx_create_cq(struct ibx_cmd *c, struct ib_uverbs_ex_create_cq *cmd,
+static int ibx_do_create_cq(struct ibx_cmd *c, struct ib_uverbs_ex_create_cq *cmd,
 			 struct ibx_uobj **out)
 {
 	struct ibx_device *dev = c->uf->core->ibdev;
@@ -85,7 +85,7 @@ IBX_CMD(create_cq)
 	ex.cqe = cmd.cqe;
 	ex.comp_vector = cmd.comp_vector;
 	ex.comp_channel = cmd.comp_channel;
-	ret = ibx_create_cq(c, &ex, &uo);
+	ret = ibx_do_create_cq(c, &ex, &uo);
 	if (ret)
 		return ret;
 	resp.cq_handle = uo->handle;
@@ -107,7 +107,7 @@ IBX_CMD(ex_create_cq)
 		return -EINVAL;
 	if (cmd.flags & ~IBX_CQ_FLAGS_SUPPORTED)
 		return -EOPNOTSUPP;
-	ret = ibx_create_cq(c, &cmd, &uo);
+	ret = ibx_do_create_cq(c, &cmd, &uo);
 	if (ret)
 		return ret;
 	resp.base.cq_handle = uo->handle;

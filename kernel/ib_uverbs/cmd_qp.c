@@ -19,7 +19,7 @@
 				 IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING | \
 				 IB_UVERBS_QP_CREATE_SQ_SIG_ALL)
 
-static int ibx_create_qp(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
+static int ibx_do_create_qp(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
 			 struct ibx_uobj **out)
 {
 	struct ibx_device *dev = c->uf->core->ibdev;
@@ -164,7 +164,7 @@ IBX_CMD(create_qp)
 	ex.sq_sig_all = cmd.sq_sig_all;
 	ex.qp_type = cmd.qp_type;
 	ex.is_srq = cmd.is_srq;
-	ret = ibx_create_qp(c, &ex, &uo);
+	ret = ibx_do_create_qp(c, &ex, &uo);
 	if (ret)
 		return ret;
 	ibx_qp_resp_fill(uo, &resp);
@@ -181,7 +181,7 @@ IBX_CMD(ex_create_qp)
 	ret = ibx_cmd_in(c, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	ret = ibx_create_qp(c, &cmd, &uo);
+	ret = ibx_do_create_qp(c, &cmd, &uo);
 	if (ret)
 		return ret;
 	ibx_qp_resp_fill(uo, &resp.base);
@@ -203,34 +203,6 @@ static void ibx_dest_from_ah(struct ib_uverbs_qp_dest *d,
 	d->static_rate = ah->static_rate;
 	d->is_global = ah->is_global;
 	d->port_num = ah->port_num;
-}
-
-/*
- * RoCE carries every packet in a GRH-equivalent IP header, so an address
- * vector must be global with a valid source GID (IBA annexes A16/A17).
- */
-int ibx_ah_attr_from_user(struct ibx_device *dev, struct ibx_ah_attr *ah,
-			  const struct ib_uverbs_qp_dest *d)
-{
-	if (!ibx_port_valid(dev, d->port_num))
-		return -EINVAL;
-	if (!d->is_global)
-		return -EINVAL;
-	if (!ibx_gid_valid(dev, d->port_num, d->sgid_index))
-		return -EINVAL;
-	memset(ah, 0, sizeof(*ah));
-	memcpy(ah->dgid.raw, d->dgid, sizeof(ah->dgid.raw));
-	ah->flow_label = d->flow_label & 0xfffff;	/* 20 bits */
-	ah->dlid = d->dlid;
-	ah->sgid_index = d->sgid_index;
-	ah->hop_limit = d->hop_limit;
-	ah->traffic_class = d->traffic_class;
-	ah->sl = d->sl;
-	ah->src_path_bits = d->src_path_bits;
-	ah->static_rate = d->static_rate;
-	ah->is_global = d->is_global;
-	ah->port_num = d->port_num;
-	return 0;
 }
 
 IBX_CMD(query_qp)
@@ -445,7 +417,7 @@ static int ibx_modify_qp_locked(struct ibx_cmd *c,
 	return 0;
 }
 
-static int ibx_modify_qp(struct ibx_cmd *c, struct ib_uverbs_ex_modify_qp *cmd)
+static int ibx_do_modify_qp(struct ibx_cmd *c, struct ib_uverbs_ex_modify_qp *cmd)
 {
 	struct ibx_uobj *uo = ibx_uobj_lookup(c->uf, cmd->base.qp_handle,
 					      IBX_OBJ_QP);
@@ -473,7 +445,7 @@ IBX_CMD(modify_qp)
 	/* The legacy command ends at DEST_QPN; RATE_LIMIT is extended only. */
 	if (cmd.base.attr_mask & ~((IBX_QP_DEST_QPN << 1) - 1))
 		return -EOPNOTSUPP;
-	return ibx_modify_qp(c, &cmd);
+	return ibx_do_modify_qp(c, &cmd);
 }
 
 IBX_CMD(ex_modify_qp)
@@ -486,7 +458,7 @@ IBX_CMD(ex_modify_qp)
 		return ret;
 	if (cmd.reserved)
 		return -EINVAL;
-	ret = ibx_modify_qp(c, &cmd);
+	ret = ibx_do_modify_qp(c, &cmd);
 	if (ret)
 		return ret;
 	resp.response_length = ibx_cmd_resp_len(c, sizeof(resp));

@@ -168,6 +168,19 @@ struct ibx_uobj {
 	struct list_head tgt_node;		/* XRC TGT QP: in its handles */
 };
 
+/*
+ * What the core does for one object type, as upstream's
+ * uverbs_obj_type_class: indexed by enum ibx_obj_type (uobject.c).
+ */
+struct ibx_uobj_type {
+	const char *name;
+	/* Destroys the driver object and what the core holds for it. */
+	void (*destroy_hw)(struct ibx_uobj *uo);
+	/* Optional: undoes the core's preparation when create never ran. */
+	void (*free_uncreated)(struct ibx_uobj *uo);
+};
+extern const struct ibx_uobj_type ibx_uobj_types[IBX_OBJ_NTYPES];
+
 struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf, enum ibx_obj_type type,
 				size_t obj_size);
 /* Reserves the handle; the object is not yet visible to lookups. */
@@ -279,6 +292,10 @@ void ibx_umem_release(struct ibx_umem *umem);
 /* Whether MRs with @access get their pages pinned for writing. */
 bool ibx_umem_access_writable(u32 access);
 
+/* mad.c: the built-in MAD client (QP1 of every port) */
+int ibx_mad_init(void);
+void ibx_mad_exit(void);
+
 /* qp_state.c */
 bool ibx_qp_transition_ok(enum ibx_qp_state cur, enum ibx_qp_state next,
 			  u32 qp_type, u32 mask);
@@ -301,6 +318,13 @@ void ibx_device_close_file(struct ibx_ufile *uf);
 /* The registered devices (device.c); lock order in client.c. */
 extern struct mutex ibx_devices_lock;
 extern struct list_head ibx_devices;
+
+/* debugfs.c: what the core holds, for leak checks */
+extern atomic_t ibx_obj_count[IBX_OBJ_NTYPES];	/* user objects per type */
+extern atomic_t ibx_ufile_count;		/* open uverbs files */
+extern atomic64_t ibx_pinned_pages;		/* pages of all umems */
+void ibx_debugfs_init(void);
+void ibx_debugfs_exit(void);
 
 /* client.c */
 void ibx_clients_add_device(struct ibx_core_dev *core);

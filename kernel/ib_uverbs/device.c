@@ -21,6 +21,13 @@ static void ibx_core_release(struct device *d)
 	kfree(container_of(d, struct ibx_core_dev, udev));
 }
 
+/**
+ * ibx_alloc_device() - allocate a driver's device
+ * @size: size of the driver's device struct, which embeds struct
+ *	ibx_device as its first member
+ *
+ * Return: the zeroed device, or NULL.  Free it with ibx_dealloc_device().
+ */
 struct ibx_device *ibx_alloc_device(size_t size)
 {
 	struct ibx_core_dev *core;
@@ -81,6 +88,12 @@ static void ibx_put_netdevs(struct ibx_device *dev)
 	}
 }
 
+/**
+ * ibx_dealloc_device() - free a device from ibx_alloc_device()
+ * @dev: the device, unregistered (or never registered); NULL is a no-op
+ *
+ * Open files may still hold the core's part; it goes with the last one.
+ */
 void ibx_dealloc_device(struct ibx_device *dev)
 {
 	struct ibx_core_dev *core;
@@ -192,6 +205,16 @@ static void ibx_hca_dev_del(struct ibx_core_dev *core)
 	core->hca_dev = NULL;
 }
 
+/**
+ * ibx_register_device() - make a device visible to users
+ * @dev: filled by the driver: name (one %d allowed), ops, attr, ports
+ *
+ * Creates /sys/class/infiniband/<name> and /dev/infiniband/uverbsN, then
+ * tells the kernel clients (ibx_register_client()).
+ *
+ * Return: 0, -EINVAL for a bad name or port count, -EEXIST for a name in
+ * use, or another errno from the driver core.
+ */
 int ibx_register_device(struct ibx_device *dev)
 {
 	struct ibx_core_dev *core = ibx_cdev(dev);
@@ -259,6 +282,15 @@ err_list:
 }
 EXPORT_SYMBOL_GPL(ibx_register_device);
 
+/**
+ * ibx_unregister_device() - withdraw a device
+ * @dev: a registered device
+ *
+ * Kernel clients are removed first; then open contexts get
+ * IBX_EVENT_DEVICE_FATAL and are disassociated (objects destroyed through
+ * the ops, later commands fail with -EIO).  Returns once no op of @dev
+ * runs or will run.  May sleep.
+ */
 void ibx_unregister_device(struct ibx_device *dev)
 {
 	struct ibx_core_dev *core = ibx_cdev(dev);
@@ -303,6 +335,16 @@ void ibx_unregister_device(struct ibx_device *dev)
 }
 EXPORT_SYMBOL_GPL(ibx_unregister_device);
 
+/**
+ * ibx_set_netdev() - bind a port to its netdev
+ * @dev: the device
+ * @port: the port number
+ * @ndev: the netdev (held while bound), or NULL to unbind
+ *
+ * The binding is what device/net/ in sysfs shows.
+ *
+ * Return: 0, or -EINVAL for a bad port.
+ */
 int ibx_set_netdev(struct ibx_device *dev, u32 port, struct net_device *ndev)
 {
 	struct ibx_core_dev *core = ibx_cdev(dev);
@@ -328,6 +370,19 @@ int ibx_set_netdev(struct ibx_device *dev, u32 port, struct net_device *ndev)
 }
 EXPORT_SYMBOL_GPL(ibx_set_netdev);
 
+/**
+ * ibx_set_gid() - set or clear a GID table entry
+ * @dev: the device
+ * @port: the port number
+ * @index: the entry
+ * @gid: the GID, or NULL to clear the entry
+ * @type: its type (RoCE v1 or v2)
+ * @ndev: the netdev it belongs to (held while set)
+ *
+ * Raises IBX_EVENT_GID_CHANGE.  Any context that may take a spinlock.
+ *
+ * Return: 0, or -EINVAL for a bad port or index.
+ */
 int ibx_set_gid(struct ibx_device *dev, u32 port, unsigned int index,
 		const union ibx_gid *gid, enum ibx_gid_type type,
 		struct net_device *ndev)
@@ -359,6 +414,18 @@ int ibx_set_gid(struct ibx_device *dev, u32 port, unsigned int index,
 }
 EXPORT_SYMBOL_GPL(ibx_set_gid);
 
+/**
+ * ibx_get_gid() - read a GID table entry
+ * @dev: the device
+ * @port: the port number
+ * @index: the entry
+ * @gid: where to copy the GID (may be NULL)
+ * @type: where to copy its type (may be NULL)
+ *
+ * Any context.
+ *
+ * Return: 0, -ENOENT for an empty entry, -EINVAL for a bad port or index.
+ */
 int ibx_get_gid(struct ibx_device *dev, u32 port, unsigned int index,
 		union ibx_gid *gid, enum ibx_gid_type *type)
 {
@@ -381,10 +448,14 @@ int ibx_get_gid(struct ibx_device *dev, u32 port, unsigned int index,
 }
 EXPORT_SYMBOL_GPL(ibx_get_gid);
 
-/*
- * The device's index: the N of its uverbsN, which is also what our
- * libibverbs reports as ibv_get_device_index() and what netlink and the
- * rdma_cm ABI report as the ibdev index.  -1 while unregistered.
+/**
+ * ibx_device_index() - the device's index
+ * @dev: the device
+ *
+ * The N of its uverbsN, which is also our libibverbs'
+ * ibv_get_device_index() and the ibdev index of netlink and rdma_cm.
+ *
+ * Return: the index, or -1 while unregistered.
  */
 int ibx_device_index(struct ibx_device *dev)
 {

@@ -208,11 +208,23 @@ void ibx_async_event_raw(struct ibx_event_file *ef, u64 element, u32 type,
 	ibx_queue_event(ef, e, obj_list);
 }
 
+/**
+ * ibx_cq_completion() - raise a completion event on a CQ's channel
+ * @cq: the CQ, armed by its consumer
+ *
+ * Queues the event ibv_get_cq_event() returns.  Any context.
+ */
 void ibx_cq_completion(struct ibx_cq *cq)
 {
 	struct ibx_uobj *uo = cq->core_priv;
 	struct ibx_event *e;
 
+	/* A kernel CQ (kverbs.c): its consumer's handler, no channel. */
+	if (!cq->uctx) {
+		if (cq->comp_handler)
+			cq->comp_handler(cq, cq->cq_context);
+		return;
+	}
 	if (!uo || !uo->comp_file)
 		return;
 	e = kzalloc(sizeof(*e), GFP_ATOMIC);
@@ -232,12 +244,26 @@ static void ibx_obj_event(struct ibx_uobj *uo, enum ibx_event_type type)
 			    &uo->async_events, &uo->async_events_reported);
 }
 
+/**
+ * ibx_cq_event() - raise an affiliated asynchronous event of a CQ
+ * @cq: the CQ
+ * @type: the event (IBX_EVENT_CQ_ERR)
+ *
+ * Any context.
+ */
 void ibx_cq_event(struct ibx_cq *cq, enum ibx_event_type type)
 {
 	ibx_obj_event(cq->core_priv, type);
 }
 EXPORT_SYMBOL_GPL(ibx_cq_event);
 
+/**
+ * ibx_qp_event() - raise an affiliated asynchronous event of a QP
+ * @qp: the QP (an XRC TGT QP's event goes to every handle of it)
+ * @type: the event, e.g. IBX_EVENT_QP_FATAL or IBX_EVENT_SQ_DRAINED
+ *
+ * Any context.
+ */
 void ibx_qp_event(struct ibx_qp *qp, enum ibx_event_type type)
 {
 	if (qp->qp_type == IB_UVERBS_QPT_XRC_TGT) {
@@ -248,12 +274,27 @@ void ibx_qp_event(struct ibx_qp *qp, enum ibx_event_type type)
 }
 EXPORT_SYMBOL_GPL(ibx_qp_event);
 
+/**
+ * ibx_srq_event() - raise an affiliated asynchronous event of an SRQ
+ * @srq: the SRQ
+ * @type: the event (IBX_EVENT_SRQ_LIMIT_REACHED, IBX_EVENT_SRQ_ERR)
+ *
+ * Any context.
+ */
 void ibx_srq_event(struct ibx_srq *srq, enum ibx_event_type type)
 {
 	ibx_obj_event(srq->core_priv, type);
 }
 EXPORT_SYMBOL_GPL(ibx_srq_event);
 
+/**
+ * ibx_port_event() - raise an unaffiliated event of a port
+ * @dev: the device
+ * @port: the port number
+ * @type: the event (PORT_ACTIVE, PORT_ERR, GID_CHANGE, ...)
+ *
+ * Every open context of @dev gets it.  Any context.
+ */
 void ibx_port_event(struct ibx_device *dev, u32 port, enum ibx_event_type type)
 {
 	struct ibx_core_dev *core = ibx_cdev(dev);

@@ -53,6 +53,7 @@ static int ibx_uverbs_open(struct inode *inode, struct file *filp)
 		kfree(uf);
 		return ret;
 	}
+	atomic_inc(&ibx_ufile_count);
 	filp->private_data = uf;
 	return nonseekable_open(inode, filp);
 }
@@ -81,6 +82,7 @@ static int ibx_uverbs_release(struct inode *inode, struct file *filp)
 	xa_destroy(&uf->handles);
 	put_device(&core->udev);
 	kfree(uf);
+	atomic_dec(&ibx_ufile_count);
 	return 0;
 }
 
@@ -218,8 +220,15 @@ static int __init ibx_uverbs_init(void)
 		ret = PTR_ERR(ibx_ib_class);
 		goto err_uclass;
 	}
+	/* The MAD layer: QP1 on every device that registers from now on. */
+	ret = ibx_mad_init();
+	if (ret)
+		goto err_ibclass;
+	ibx_debugfs_init();
 	return 0;
 
+err_ibclass:
+	class_destroy(ibx_ib_class);
 err_uclass:
 	class_destroy(ibx_uverbs_class);
 err_region:
@@ -231,6 +240,8 @@ err_region:
 
 static void __exit ibx_uverbs_exit(void)
 {
+	ibx_mad_exit();
+	ibx_debugfs_exit();
 	class_destroy(ibx_ib_class);
 	class_remove_file(ibx_uverbs_class, &class_attr_abi_version.attr);
 	class_destroy(ibx_uverbs_class);

@@ -201,6 +201,7 @@ static int ibx_qp_type_index(u32 qp_type)
 	case IB_UVERBS_QPT_RC: return T_RC;
 	case IB_UVERBS_QPT_UC: return T_UC;
 	case IB_UVERBS_QPT_UD: return T_UD;
+	case IBX_QPT_GSI: return T_UD;	/* kernel only; QP1 follows UD rules */
 	case IB_UVERBS_QPT_RAW_PACKET: return T_RAW;
 	case IB_UVERBS_QPT_XRC_INI: return T_XRC_INI;
 	case IB_UVERBS_QPT_XRC_TGT: return T_XRC_TGT;

@@ -87,6 +87,7 @@ int ibx_umem_get(u64 addr, u64 length, u32 access, struct ibx_umem **out)
 		cond_resched();
 	}
 	p->umem.npages = npages;
+	atomic64_add(npages, &ibx_pinned_pages);
 	*out = &p->umem;
 	return 0;
 
@@ -108,6 +109,7 @@ void ibx_umem_release(struct ibx_umem *umem)
 		return;
 	p = container_of(umem, struct ibx_umem_priv, umem);
 	unpin_user_pages_dirty_lock(umem->pages, umem->npages, umem->writable);
+	atomic64_sub(umem->npages, &ibx_pinned_pages);
 	atomic64_sub(umem->npages, &p->mm->pinned_vm);
 	mmdrop(p->mm);
 	kvfree(umem->pages);

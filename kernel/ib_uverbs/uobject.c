@@ -27,6 +27,7 @@ struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf, enum ibx_obj_type type,
 	}
 	uo->ufile = uf;
 	uo->type = type;
+	atomic_inc(&ibx_obj_count[type]);
 	INIT_LIST_HEAD(&uo->list);
 	INIT_LIST_HEAD(&uo->comp_events);
 	INIT_LIST_HEAD(&uo->async_events);
@@ -73,6 +74,7 @@ static void ibx_uobj_free(struct ibx_uobj *uo)
 {
 	int i;
 
+	atomic_dec(&ibx_obj_count[uo->type]);
 	for (i = 0; i < IBX_MAX_DEPS; i++)
 		if (uo->deps[i])
 			uo->deps[i]->usecnt--;
@@ -87,65 +89,94 @@ static void ibx_uobj_free(struct ibx_uobj *uo)
 	kfree(uo);
 }
 
+/* ---- per-type operations (upstream's uverbs_obj_type_class) ---- */
+
+#define IBX_OPS(uo)	((uo)->ufile->core->ibdev->ops)
+
+static void ibx_pd_destroy_hw(struct ibx_uobj *uo)
+{
+	if (IBX_OPS(uo)->dealloc_pd)
+		IBX_OPS(uo)->dealloc_pd(uo->obj);
+}
+
+/* The pages stay pinned until the driver no longer maps them. */
+static void ibx_mr_free_umem(struct ibx_uobj *uo)
+{
+	ibx_umem_release(((struct ibx_mr *)uo->obj)->umem);
+}
+
+static void ibx_mr_destroy_hw(struct ibx_uobj *uo)
+{
+	if (IBX_OPS(uo)->dereg_mr)
+		IBX_OPS(uo)->dereg_mr(uo->obj);
+	ibx_mr_free_umem(uo);
+}
+
+static void ibx_mw_destroy_hw(struct ibx_uobj *uo)
+{
+	if (IBX_OPS(uo)->dealloc_mw)
+		IBX_OPS(uo)->dealloc_mw(uo->obj);
+}
+
+static void ibx_cq_destroy_hw(struct ibx_uobj *uo)
+{
+	if (IBX_OPS(uo)->destroy_cq)
+		IBX_OPS(uo)->destroy_cq(uo->obj);
+}
+
+static void ibx_qp_destroy_hw(struct ibx_uobj *uo)
+{
+	const struct ibx_device_ops *ops = IBX_OPS(uo);
+	struct ibx_mcast *m, *tmp;
+
+	/* A handle of a QP of an XRC domain, which may have others. */
+	if (((struct ibx_qp *)uo->obj)->qp_type == IB_UVERBS_QPT_XRC_TGT) {
+		ibx_xrc_tgt_close(uo);
+		return;
+	}
+	list_for_each_entry_safe(m, tmp, &uo->mcast, list) {
+		if (ops->detach_mcast)
+			ops->detach_mcast(uo->obj, &m->gid, m->lid);
+		list_del(&m->list);
+		kfree(m);
+	}
+	if (ops->destroy_qp)
+		ops->destroy_qp(uo->obj);
+}
+
+static void ibx_srq_destroy_hw(struct ibx_uobj *uo)
+{
+	if (IBX_OPS(uo)->destroy_srq)
+		IBX_OPS(uo)->destroy_srq(uo->obj);
+}
+
+static void ibx_ah_destroy_hw(struct ibx_uobj *uo)
+{
+	if (IBX_OPS(uo)->destroy_ah)
+		IBX_OPS(uo)->destroy_ah(uo->obj);
+}
+
+const struct ibx_uobj_type ibx_uobj_types[IBX_OBJ_NTYPES] = {
+	[IBX_OBJ_PD] = { "pd", ibx_pd_destroy_hw, NULL },
+	[IBX_OBJ_MR] = { "mr", ibx_mr_destroy_hw, ibx_mr_free_umem },
+	[IBX_OBJ_MW] = { "mw", ibx_mw_destroy_hw, NULL },
+	[IBX_OBJ_CQ] = { "cq", ibx_cq_destroy_hw, NULL },
+	[IBX_OBJ_QP] = { "qp", ibx_qp_destroy_hw, NULL },
+	[IBX_OBJ_SRQ] = { "srq", ibx_srq_destroy_hw, NULL },
+	[IBX_OBJ_AH] = { "ah", ibx_ah_destroy_hw, NULL },
+	[IBX_OBJ_XRCD] = { "xrcd", ibx_xrcd_close, NULL },
+};
+
 void ibx_uobj_free_uncreated(struct ibx_uobj *uo)
 {
-	if (uo->type == IBX_OBJ_MR)
-		ibx_umem_release(((struct ibx_mr *)uo->obj)->umem);
+	if (ibx_uobj_types[uo->type].free_uncreated)
+		ibx_uobj_types[uo->type].free_uncreated(uo);
 	ibx_uobj_free(uo);
 }
 
 static void ibx_uobj_hw_destroy(struct ibx_uobj *uo)
 {
-	const struct ibx_device_ops *ops = uo->ufile->core->ibdev->ops;
-	struct ibx_mcast *m, *tmp;
-
-	switch (uo->type) {
-	case IBX_OBJ_PD:
-		if (ops->dealloc_pd)
-			ops->dealloc_pd(uo->obj);
-		break;
-	case IBX_OBJ_MR:
-		if (ops->dereg_mr)
-			ops->dereg_mr(uo->obj);
-		ibx_umem_release(((struct ibx_mr *)uo->obj)->umem);
-		break;
-	case IBX_OBJ_MW:
-		if (ops->dealloc_mw)
-			ops->dealloc_mw(uo->obj);
-		break;
-	case IBX_OBJ_CQ:
-		if (ops->destroy_cq)
-			ops->destroy_cq(uo->obj);
-		break;
-	case IBX_OBJ_QP:
-		/* A handle of a QP of an XRC domain, which may have others. */
-		if (((struct ibx_qp *)uo->obj)->qp_type == IB_UVERBS_QPT_XRC_TGT) {
-			ibx_xrc_tgt_close(uo);
-			break;
-		}
-		list_for_each_entry_safe(m, tmp, &uo->mcast, list) {
-			if (ops->detach_mcast)
-				ops->detach_mcast(uo->obj, &m->gid, m->lid);
-			list_del(&m->list);
-			kfree(m);
-		}
-		if (ops->destroy_qp)
-			ops->destroy_qp(uo->obj);
-		break;
-	case IBX_OBJ_SRQ:
-		if (ops->destroy_srq)
-			ops->destroy_srq(uo->obj);
-		break;
-	case IBX_OBJ_AH:
-		if (ops->destroy_ah)
-			ops->destroy_ah(uo->obj);
-		break;
-	case IBX_OBJ_XRCD:
-		ibx_xrcd_close(uo);
-		break;
-	default:
-		break;
-	}
+	ibx_uobj_types[uo->type].destroy_hw(uo);
 	/* The driver raises no more events for it: drop the queued ones. */
 	ibx_event_purge(uo->comp_file, &uo->comp_events);
 	ibx_event_purge(uo->ufile->async_file, &uo->async_events);

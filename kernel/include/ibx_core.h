@@ -29,6 +29,7 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/ib_user_ioctl_verbs.h>
 
 #define IBX_DEVICE_NAME_MAX	64
 #define IBX_MAX_PORTS		1	/* ports are numbered 1..phys_port_cnt */
@@ -202,7 +203,8 @@ struct ibx_ucontext {
 
 struct ibx_pd {
 	struct ibx_device *dev;
-	struct ibx_ucontext *uctx;
+	struct ibx_ucontext *uctx;	/* NULL: a kernel PD (ibx_alloc_pd) */
+	atomic_t usecnt;		/* kernel PDs: objects using it */
 };
 
 /*
@@ -243,12 +245,19 @@ struct ibx_mw {
 	u32 rkey;			/* set by the driver */
 };
 
+struct ibx_cq;
+typedef void (*ibx_comp_handler)(struct ibx_cq *cq, void *cq_context);
+
 struct ibx_cq {
 	struct ibx_device *dev;
-	struct ibx_ucontext *uctx;
+	struct ibx_ucontext *uctx;	/* NULL: a kernel CQ (ibx_create_cq) */
 	int cqe;			/* capacity; the driver may round up */
 	u64 user_handle;		/* cq_context of ibv_cq */
 	void *core_priv;
+	/* Kernel CQs: called by ibx_cq_completion() instead of a channel. */
+	ibx_comp_handler comp_handler;
+	void *cq_context;
+	atomic_t usecnt;		/* kernel CQs: QPs using it */
 };
 
 struct ibx_cq_init_attr {
@@ -312,12 +321,153 @@ struct ibx_qp {
 	struct ibx_qp_attr attr;
 	u64 user_handle;
 	void *core_priv;
+	void *qp_context;		/* kernel QPs: the consumer's */
 };
 
 struct ibx_ah {
 	struct ibx_device *dev;
 	struct ibx_pd *pd;
 	struct ibx_ah_attr attr;
+};
+
+/* ---- the kernel data path (kverbs.c; docs/prm.md "Kernel consumers") ---- */
+
+/*
+ * QP type of the per-port GSI QP (QP1, IBA 13.5.1), which only kernel
+ * consumers create (the MAD layer).  Same value as upstream IB_QPT_GSI;
+ * the uverbs types (IB_UVERBS_QPT_*) never use it.
+ */
+#define IBX_QPT_GSI		1
+#define IBX_GSI_QPN		1
+#define IBX_GSI_QKEY		0x80010000u
+#define IBX_DEFAULT_PKEY	0xffff
+
+/* Work request opcodes: the values of enum ibv_wr_opcode. */
+enum ibx_wr_opcode {
+	IBX_WR_RDMA_WRITE = 0,
+	IBX_WR_RDMA_WRITE_WITH_IMM = 1,
+	IBX_WR_SEND = 2,
+	IBX_WR_SEND_WITH_IMM = 3,
+	IBX_WR_RDMA_READ = 4,
+	IBX_WR_ATOMIC_CMP_AND_SWP = 5,
+	IBX_WR_ATOMIC_FETCH_AND_ADD = 6,
+	IBX_WR_LOCAL_INV = 7,
+	IBX_WR_SEND_WITH_INV = 9,
+};
+
+/* send_flags: the values of enum ibv_send_flags. */
+enum ibx_send_flags {
+	IBX_SEND_FENCE = 1 << 0,
+	IBX_SEND_SIGNALED = 1 << 1,
+	IBX_SEND_SOLICITED = 1 << 2,
+	IBX_SEND_INLINE = 1 << 3,
+};
+
+/*
+ * A scatter/gather element of a kernel work request.  @addr is a kernel
+ * virtual address when @lkey is the DMA key of ibx_get_dma_mr() (any
+ * kmalloc, vmalloc or page-backed memory), or an address inside the range
+ * an ibx_reg_kernel_mr() key covers.
+ */
+struct ibx_sge {
+	u64 addr;
+	u32 length;
+	u32 lkey;
+};
+
+struct ibx_send_wr {
+	struct ibx_send_wr *next;
+	u64 wr_id;
+	struct ibx_sge *sg_list;
+	int num_sge;
+	enum ibx_wr_opcode opcode;
+	u32 send_flags;			/* enum ibx_send_flags */
+	union {
+		__be32 imm_data;	/* *_WITH_IMM, network order */
+		u32 invalidate_rkey;	/* SEND_WITH_INV, LOCAL_INV */
+	} ex;
+	union {
+		struct {		/* RDMA WRITE/READ */
+			u64 remote_addr;
+			u32 rkey;
+		} rdma;
+		struct {		/* atomics */
+			u64 remote_addr;
+			u64 compare_add;
+			u64 swap;
+			u32 rkey;
+		} atomic;
+		struct {		/* UD and GSI */
+			struct ibx_ah *ah;
+			u32 remote_qpn;
+			u32 remote_qkey;	/* bit 31 set: the QP's own */
+		} ud;
+	} wr;
+};
+
+struct ibx_recv_wr {
+	struct ibx_recv_wr *next;
+	u64 wr_id;
+	struct ibx_sge *sg_list;
+	int num_sge;
+};
+
+/* Completion status: the values of enum ibv_wc_status. */
+enum ibx_wc_status {
+	IBX_WC_SUCCESS = 0,
+	IBX_WC_LOC_LEN_ERR = 1,
+	IBX_WC_LOC_QP_OP_ERR = 2,
+	IBX_WC_LOC_PROT_ERR = 4,
+	IBX_WC_WR_FLUSH_ERR = 5,
+	IBX_WC_REM_INV_REQ_ERR = 9,
+	IBX_WC_REM_ACCESS_ERR = 10,
+	IBX_WC_REM_OP_ERR = 11,
+	IBX_WC_RETRY_EXC_ERR = 12,
+	IBX_WC_RNR_RETRY_EXC_ERR = 13,
+	IBX_WC_GENERAL_ERR = 21,
+};
+
+/* Completion opcodes: the values of enum ibv_wc_opcode. */
+enum ibx_wc_opcode {
+	IBX_WC_SEND = 0,
+	IBX_WC_RDMA_WRITE = 1,
+	IBX_WC_RDMA_READ = 2,
+	IBX_WC_COMP_SWAP = 3,
+	IBX_WC_FETCH_ADD = 4,
+	IBX_WC_LOCAL_INV = 6,
+	IBX_WC_RECV = 128,
+	IBX_WC_RECV_RDMA_WITH_IMM = 129,
+};
+
+/* wc_flags: the values of enum ibv_wc_flags. */
+#define IBX_WC_GRH		(1 << 0)
+#define IBX_WC_WITH_IMM		(1 << 1)
+#define IBX_WC_WITH_INV		(1 << 3)
+
+struct ibx_wc {
+	u64 wr_id;
+	enum ibx_wc_status status;
+	enum ibx_wc_opcode opcode;	/* defined for errors on sends only */
+	u32 vendor_err;
+	u32 byte_len;			/* UD/GSI receives: + 40 (GRH) */
+	struct ibx_qp *qp;		/* NULL if destroyed meanwhile */
+	u32 qp_num;
+	union {
+		__be32 imm_data;
+		u32 invalidate_rkey;
+	} ex;
+	u32 src_qp;			/* UD/GSI receives */
+	u32 wc_flags;			/* IBX_WC_* */
+	u16 pkey_index;
+	u8 sl;
+	u8 port_num;
+};
+
+/* ibx_req_notify_cq() flags, as upstream's ib_cq_notify_flags. */
+enum ibx_cq_notify_flags {
+	IBX_CQ_SOLICITED = 1 << 0,
+	IBX_CQ_NEXT_COMP = 1 << 1,
+	IBX_CQ_REPORT_MISSED_EVENTS = 1 << 2,
 };
 
 /* ---- the driver ops ---- */
@@ -346,7 +496,11 @@ struct ibx_device_ops {
 	int (*alloc_xrcd)(struct ibx_xrcd *xrcd, struct ibx_udata *udata);
 	void (*dealloc_xrcd)(struct ibx_xrcd *xrcd);
 
-	/* mr->umem, iova, length, access are set; assign lkey and rkey. */
+	/*
+	 * mr->umem, iova, length, access are set; assign lkey and rkey.
+	 * Kernel MRs (pd->uctx NULL) have no umem: iova is a kernel virtual
+	 * address (0 and length U64_MAX for the DMA MR), udata is NULL.
+	 */
 	int (*reg_mr)(struct ibx_mr *mr, struct ibx_udata *udata);
 	/*
 	 * Optional, asked before a consumer's DEREG_MR: an error refuses it
@@ -380,8 +534,27 @@ struct ibx_device_ops {
 	 */
 	int (*resize_cq)(struct ibx_cq *cq, int cqe, struct ibx_udata *udata);
 	void (*destroy_cq)(struct ibx_cq *cq);
-	/* The REQ_NOTIFY_CQ command (userspace providers usually arm directly). */
+	/*
+	 * The REQ_NOTIFY_CQ command (userspace providers usually arm
+	 * directly), and ibx_req_notify_cq() for kernel CQs.  A user CQ with
+	 * completions pending raises the event at once; a kernel CQ stays
+	 * armed and the op returns 1 instead (upstream's
+	 * IB_CQ_REPORT_MISSED_EVENTS), so that no comp_handler runs inside
+	 * the consumer's own call.
+	 */
 	int (*req_notify_cq)(struct ibx_cq *cq, bool solicited_only);
+
+	/*
+	 * The kernel data path, for objects created with udata == NULL
+	 * (kernel objects).  From any context but hard IRQ; they do not
+	 * sleep.  post_*: 0, or an errno with *bad_wr the first WR not
+	 * posted.  poll_cq: completions polled (0..num).
+	 */
+	int (*post_send)(struct ibx_qp *qp, const struct ibx_send_wr *wr,
+			 const struct ibx_send_wr **bad_wr);
+	int (*post_recv)(struct ibx_qp *qp, const struct ibx_recv_wr *wr,
+			 const struct ibx_recv_wr **bad_wr);
+	int (*poll_cq)(struct ibx_cq *cq, int num, struct ibx_wc *wc);
 
 	/*
 	 * qp->pd, cqs, srq, qp_type are set (XRC TGT: qp->xrcd only); assign
@@ -516,5 +689,82 @@ void ibx_unregister_client(struct ibx_client *client);
 void ibx_set_client_data(struct ibx_device *dev, struct ibx_client *client,
 			 void *data);
 void *ibx_get_client_data(struct ibx_device *dev, struct ibx_client *client);
+
+/* ---- kernel verbs (kverbs.c): the API kernel consumers use ---- */
+
+/*
+ * Objects created here are "kernel objects": uctx NULL, udata NULL to the
+ * driver, rings in kernel memory in the formats of docs/prm.md, worked
+ * through post/poll instead of mmapped doorbells.  Create calls may sleep;
+ * post, poll and req_notify may be called from any context but hard IRQ.
+ * A kernel client destroys its objects in its remove() callback, before
+ * the device unregisters.  Destroying an object still used by another
+ * (a PD with QPs, a CQ with QPs) fails with -EBUSY.
+ */
+struct ibx_pd *ibx_alloc_pd(struct ibx_device *dev);
+int ibx_dealloc_pd(struct ibx_pd *pd);
+
+/*
+ * The DMA key of @pd: an lkey covering all kernel memory that has a
+ * struct page (the linear map and vmalloc); ibx_sge.addr is the kernel
+ * virtual address.  @access may only be IB_UVERBS_ACCESS_LOCAL_WRITE (or
+ * 0): remote keys come from ibx_reg_kernel_mr(), which bounds them.
+ */
+struct ibx_mr *ibx_get_dma_mr(struct ibx_pd *pd, u32 access);
+/*
+ * A kernel MR over [@addr, @addr + @length) of kernel virtual memory
+ * (kmalloc, vmalloc or page-backed); iova = @addr, lkey/rkey checked
+ * against that range.  @access: IB_UVERBS_ACCESS_*.
+ */
+struct ibx_mr *ibx_reg_kernel_mr(struct ibx_pd *pd, void *addr, u64 length,
+				 u32 access);
+int ibx_dereg_mr(struct ibx_mr *mr);
+
+/*
+ * @comp_handler runs (from the device's context; it must not sleep) when
+ * the CQ was armed with ibx_req_notify_cq() and a completion arrives.
+ */
+struct ibx_cq *ibx_create_cq(struct ibx_device *dev,
+			     ibx_comp_handler comp_handler, void *cq_context,
+			     int cqe);
+int ibx_destroy_cq(struct ibx_cq *cq);
+/*
+ * Arms the CQ for the next (or next solicited) completion.  With
+ * IBX_CQ_REPORT_MISSED_EVENTS returns 1 if completions may be waiting
+ * already (poll again), else 0.
+ */
+int ibx_req_notify_cq(struct ibx_cq *cq, u32 flags);
+int ibx_poll_cq(struct ibx_cq *cq, int num, struct ibx_wc *wc);
+
+struct ibx_kqp_init_attr {
+	u32 qp_type;		/* IB_UVERBS_QPT_RC, _UD, or IBX_QPT_GSI */
+	struct ibx_cq *send_cq;
+	struct ibx_cq *recv_cq;
+	struct ibx_qp_cap cap;	/* in: requested; out: actual */
+	u8 sq_sig_all;
+	u8 port_num;		/* GSI: the port whose QP1 this is */
+	void *qp_context;
+};
+
+/* A GSI QP has qp_num 1; one per port and device. */
+struct ibx_qp *ibx_create_qp(struct ibx_pd *pd,
+			     struct ibx_kqp_init_attr *init);
+/* The IBA transition and attribute rules of MODIFY_QP (qp_state.c). */
+int ibx_modify_qp(struct ibx_qp *qp, struct ibx_qp_attr *attr, u32 mask);
+int ibx_destroy_qp(struct ibx_qp *qp);
+int ibx_post_send(struct ibx_qp *qp, const struct ibx_send_wr *wr,
+		  const struct ibx_send_wr **bad_wr);
+int ibx_post_recv(struct ibx_qp *qp, const struct ibx_recv_wr *wr,
+		  const struct ibx_recv_wr **bad_wr);
+
+/*
+ * An address handle for UD/GSI sends.  The destination MAC is resolved
+ * by the device from the neighbour table when it sends, as for user AHs.
+ */
+struct ibx_ah *ibx_create_ah(struct ibx_pd *pd, const struct ibx_ah_attr *attr);
+int ibx_destroy_ah(struct ibx_ah *ah);
+/* The IBA port state / active MTU of @port (IB_PORT_* / enum ibx_mtu). */
+int ibx_query_port(struct ibx_device *dev, u32 port,
+		   struct ib_uverbs_query_port_resp *attr);
 
 #endif /* IBX_CORE_H */

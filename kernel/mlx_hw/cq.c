@@ -101,8 +101,7 @@ int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
 	u32 cqn;
 	int err;
 
-	if (!ibcq->uctx || attr->cqe < 1 || attr->cqe > MLX_HW_MAX_CQE ||
-	    attr->flags)
+	if (attr->cqe < 1 || attr->cqe > MLX_HW_MAX_CQE || attr->flags)
 		return -EINVAL;
 	cq->entries = roundup_pow_of_two(attr->cqe);
 	cq->log_entries = ilog2(cq->entries);
@@ -116,11 +115,15 @@ int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
 		return -ENOMEM;
 	cq->db = cq->region->vaddr;
 	cq->ring = cq->region->vaddr + MLX_HW_DB_PAGE;
+	spin_lock_init(&cq->poll_lock);
 
-	err = mlx_hw_mmap_insert(to_muctx(ibcq->uctx), cq->region,
-				 &cq->mmap_key);
-	if (err)
-		goto err_region;
+	/* A kernel CQ (kverbs.c) is polled in place: no mapping, no udata. */
+	if (ibcq->uctx) {
+		err = mlx_hw_mmap_insert(to_muctx(ibcq->uctx), cq->region,
+					 &cq->mmap_key);
+		if (err)
+			goto err_region;
+	}
 	err = xa_alloc_cyclic(&dev->cq_xa, &cqn, NULL,
 			      XA_LIMIT(1, MLX_HW_MAX_CQ), &dev->cq_next,
 			      GFP_KERNEL);
@@ -135,7 +138,7 @@ int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
 	resp.cqn = cq->cqn;
 	resp.ring_offset = MLX_HW_DB_PAGE;
 	resp.entries = cq->entries;
-	err = ibx_udata_copy_to(udata, &resp, sizeof(resp));
+	err = udata ? ibx_udata_copy_to(udata, &resp, sizeof(resp)) : 0;
 	if (err)
 		goto err_xa;
 	ibcq->cqe = cq->entries;
@@ -146,7 +149,8 @@ int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
 err_xa:
 	xa_erase(&dev->cq_xa, cq->cqn);
 err_mmap:
-	mlx_hw_mmap_remove(to_muctx(ibcq->uctx), cq->mmap_key);
+	if (ibcq->uctx)
+		mlx_hw_mmap_remove(to_muctx(ibcq->uctx), cq->mmap_key);
 err_region:
 	mlx_hw_region_put(cq->region);
 	return err;
@@ -159,7 +163,8 @@ void mlx_hw_destroy_cq(struct ibx_cq *ibcq)
 
 	xa_erase(&dev->cq_xa, cq->cqn);
 	mlx_hw_obj_drain(&cq->obj);
-	mlx_hw_mmap_remove(to_muctx(ibcq->uctx), cq->mmap_key);
+	if (ibcq->uctx)
+		mlx_hw_mmap_remove(to_muctx(ibcq->uctx), cq->mmap_key);
 	mlx_hw_region_put(cq->region);
 }
 
@@ -183,6 +188,8 @@ int mlx_hw_resize_cq(struct ibx_cq *ibcq, int cqe, struct ibx_udata *udata)
 	u64 key, old_key;
 	int err;
 
+	if (!ibcq->uctx)
+		return -EOPNOTSUPP;	/* kernel CQs are not resized */
 	if (cqe < 1 || cqe > MLX_HW_MAX_CQE)
 		return -EINVAL;
 	/* Without the new region's key the provider could not follow. */
@@ -247,20 +254,27 @@ err_region:
 	return err;
 }
 
-/* The REQ_NOTIFY_CQ command: same as an arm word with a new sn. */
+/*
+ * The REQ_NOTIFY_CQ command: same as an arm word with a new sn.  A kernel
+ * CQ with completions waiting stays armed and reports them by returning 1
+ * (ibx_req_notify_cq's missed events): its comp_handler must not run
+ * inside the consumer's call, which may hold the consumer's locks.
+ */
 int mlx_hw_req_notify_cq(struct ibx_cq *ibcq, bool solicited_only)
 {
 	struct mlx_hw_cq *cq = to_mcq(ibcq);
-	bool fire;
+	bool pending;
 
 	spin_lock_bh(&cq->lock);
 	cq->armed = solicited_only ? MLX_HW_CQ_ARM_SOLICITED :
 				     MLX_HW_CQ_ARM_NEXT;
-	fire = cq->pi != le32_to_cpu(READ_ONCE(cq->db->ci));
-	if (fire)
+	pending = cq->pi != le32_to_cpu(READ_ONCE(cq->db->ci));
+	if (pending && ibcq->uctx)
 		cq->armed = 0;
 	spin_unlock_bh(&cq->lock);
-	if (fire)
+	if (!ibcq->uctx)
+		return pending;
+	if (pending)
 		ibx_cq_completion(&cq->ibx);
 	return 0;
 }

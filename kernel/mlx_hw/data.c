@@ -7,6 +7,8 @@
  * into pinned user pages (kmap_local_page).  Plus the 8-byte atomics.
  */
 #include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
 #include <linux/spinlock.h>
 #include <linux/sched.h>
 #include "mlx_hw.h"
@@ -137,13 +139,38 @@ int mlx_hw_sgl_unpark(struct mlx_hw_dev *dev, struct mlx_hw_qp *qp,
 	return 0;
 }
 
+/*
+ * The page of a kernel MR's byte at kernel virtual address @va: linear
+ * map or vmalloc memory only (what kmalloc, vmalloc and alloc_pages
+ * give); anything else (module text, an unmapped or user address) is no
+ * memory a consumer may name, and fails as a protection error would.
+ */
+static struct page *mlx_hw_kva_page(u64 va, unsigned int *in_page)
+{
+	const void *p = (const void *)(uintptr_t)va;
+	struct page *page = NULL;
+
+	if (is_vmalloc_addr(p))
+		page = vmalloc_to_page(p);
+	else if (virt_addr_valid(p))
+		page = virt_to_page(p);
+	*in_page = offset_in_page(va);
+	return page;
+}
+
 /* The page holding byte @off of segment @seg, and the offset in it. */
 static struct page *mlx_hw_seg_page(const struct mlx_hw_seg *seg, u64 off,
 				    unsigned int *in_page)
 {
 	const struct ibx_umem *umem = seg->mr->ibx.umem;
-	u64 pos = umem->offset + seg->off + off;
-	unsigned long idx = pos >> PAGE_SHIFT;
+	u64 pos;
+	unsigned long idx;
+
+	if (!umem)
+		return mlx_hw_kva_page(seg->mr->ibx.iova + seg->off + off,
+				       in_page);
+	pos = umem->offset + seg->off + off;
+	idx = pos >> PAGE_SHIFT;
 
 	if (idx >= umem->npages)
 		return NULL;
@@ -233,8 +260,13 @@ static unsigned int mlx_hw_cursor_pieces(const struct mlx_hw_cursor *c,
 	while (len) {
 		u32 avail = mlx_hw_cursor_avail(&w);
 
-		if (!avail || !mlx_hw_seg_page(&w.sgl->seg[w.idx], w.off,
-					       &in_page))
+		/*
+		 * Kernel memory is always copied: slab pages must not be
+		 * referenced from packets, and the consumer may free it
+		 * once its WQE completes.
+		 */
+		if (!avail || !w.sgl->seg[w.idx].mr->ibx.umem ||
+		    !mlx_hw_seg_page(&w.sgl->seg[w.idx], w.off, &in_page))
 			return UINT_MAX;
 		n = min3(len, avail, (u32)(PAGE_SIZE - in_page));
 		w.off += n;

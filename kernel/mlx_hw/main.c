@@ -360,6 +360,7 @@ static int __init mlx_hw_init(void)
 		unregister_netdevice_notifier(&mlx_hw_netdev_nb);
 		goto out_net;
 	}
+	mlx_hw_debugfs_init();
 	mlx_hw_loaded = true;
 	if (mlx_hw_pending[0])
 		mlx_hw_add_list(mlx_hw_pending);	/* errors are logged */
@@ -389,6 +390,7 @@ static void __exit mlx_hw_exit(void)
 		mlx_hw_destroy(dev);
 	}
 	mutex_unlock(&mlx_hw_bind_mutex);
+	mlx_hw_debugfs_exit();
 	mlx_hw_net_exit();
 	destroy_workqueue(mlx_hw_remove_wq);
 }

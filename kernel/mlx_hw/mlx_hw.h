@@ -331,6 +331,7 @@ struct mlx_hw_cq {
 	u32 arm_sn;			/* last arm sequence number seen */
 	u8 armed;			/* MLX_HW_CQ_ARM_* or 0 */
 	bool error;			/* overrun happened */
+	spinlock_t poll_lock;		/* kernel CQs: serializes pollers */
 };
 
 static inline struct mlx_hw_cq *to_mcq(struct ibx_cq *c)
@@ -395,6 +396,11 @@ static inline struct mlx_hw_srq *to_msrq(struct ibx_srq *s)
 }
 
 #include "qp.h"
+
+/* debugfs.c: objects alive, for leak checks */
+extern atomic_t mlx_hw_region_count;
+void mlx_hw_debugfs_init(void);
+void mlx_hw_debugfs_exit(void);
 
 /* main.c */
 extern struct list_head mlx_hw_devices;
@@ -512,6 +518,13 @@ int mlx_hw_av_set(struct mlx_hw_dev *dev, struct mlx_hw_av *av,
 		  const u8 *dmac);
 void mlx_hw_qp_arm_timer(struct mlx_hw_qp *qp, u64 deadline);
 void mlx_hw_qp_disarm_timer(struct mlx_hw_qp *qp);
+
+/* kverbs.c */
+int mlx_hw_post_send(struct ibx_qp *ibqp, const struct ibx_send_wr *wr,
+		     const struct ibx_send_wr **bad_wr);
+int mlx_hw_post_recv(struct ibx_qp *ibqp, const struct ibx_recv_wr *wr,
+		     const struct ibx_recv_wr **bad_wr);
+int mlx_hw_poll_cq(struct ibx_cq *ibcq, int num, struct ibx_wc *wc);
 
 /* srq.c */
 int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,

@@ -24,6 +24,7 @@ struct mlx_hw_region *mlx_hw_region_alloc(size_t size, bool read_only)
 	}
 	region->read_only = read_only;
 	kref_init(&region->ref);
+	atomic_inc(&mlx_hw_region_count);
 	return region;
 }
 
@@ -34,6 +35,7 @@ static void mlx_hw_region_release(struct kref *ref)
 
 	vfree(region->vaddr);
 	kfree(region);
+	atomic_dec(&mlx_hw_region_count);
 }
 
 void mlx_hw_region_put(struct mlx_hw_region *region)

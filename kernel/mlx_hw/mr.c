@@ -37,7 +37,23 @@ static int mlx_hw_mr_check(const struct ibx_mr *ibmr)
 		       IB_UVERBS_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_UVERBS_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
-	if (!ibmr->umem || ibmr->length > MLX_HW_MAX_MR_SIZE)
+	/*
+	 * A kernel MR (kverbs.c) has no pages pinned: its iova is a kernel
+	 * virtual address, translated page by page when used (data.c); the
+	 * DMA MR covers the whole address space, local access only.
+	 */
+	if (!ibmr->umem) {
+		if (ibmr->pd->uctx)
+			return -EINVAL;
+		if (ibmr->length == U64_MAX && ibmr->iova == 0)
+			return (access & ~IB_UVERBS_ACCESS_LOCAL_WRITE) ?
+			       -EINVAL : 0;
+		if (ibmr->length > MLX_HW_MAX_MR_SIZE ||
+		    ibmr->iova + ibmr->length < ibmr->iova)
+			return -EINVAL;
+		return 0;
+	}
+	if (ibmr->length > MLX_HW_MAX_MR_SIZE)
 		return -EINVAL;
 	/* Remote/local writes need writable pages. */
 	if ((access & (IB_UVERBS_ACCESS_LOCAL_WRITE |

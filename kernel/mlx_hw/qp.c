@@ -46,7 +46,7 @@ static int mlx_hw_qp_geometry(struct mlx_hw_qp *qp,
 			 cap->max_recv_sge > MLX_HW_MAX_SGE))
 		return -EINVAL;
 
-	qp->sq_hdr = init->qp_type == IB_UVERBS_QPT_UD ? MLX_HW_UD_HDR :
+	qp->sq_hdr = mlx_hw_qp_is_ud(init->qp_type) ? MLX_HW_UD_HDR :
 		     init->qp_type == IB_UVERBS_QPT_XRC_INI ? MLX_HW_XRC_HDR :
 							      MLX_HW_RC_HDR;
 	data = max3(cap->max_send_sge * MLX_HW_WQE_SEG,
@@ -224,6 +224,28 @@ err_region:
 	return err;
 }
 
+/*
+ * A QP number: the next free one of the device's space, or 1 for the GSI
+ * QP, which each device (one port) has at most once.  The entry is
+ * reserved (NULL) until the QP is published.
+ */
+static int mlx_hw_qp_alloc_qpn(struct mlx_hw_dev *dev, u32 qp_type, u32 *qpn)
+{
+	int err;
+
+	if (qp_type == IBX_QPT_GSI) {
+		*qpn = IBX_GSI_QPN;
+		err = xa_insert(&dev->qp_xa, IBX_GSI_QPN, NULL, GFP_KERNEL);
+		return err == -EBUSY ? -EBUSY : err;
+	}
+	err = xa_alloc_cyclic(&dev->qp_xa, qpn, NULL,
+			      XA_LIMIT(MLX_HW_MIN_QPN, MLX_HW_MAX_QPN),
+			      &dev->qp_next, GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	return 0;
+}
+
 int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 		     struct ibx_udata *udata)
 {
@@ -236,11 +258,17 @@ int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 
 	switch (init->qp_type) {
 	case IB_UVERBS_QPT_RC:
-	case IB_UVERBS_QPT_UC:
 	case IB_UVERBS_QPT_UD:
+		break;
+	case IB_UVERBS_QPT_UC:
 	case IB_UVERBS_QPT_XRC_INI:
 		if (!ibqp->uctx)
-			return -EINVAL;
+			return -EOPNOTSUPP;	/* no kernel consumer needs them */
+		break;
+	case IBX_QPT_GSI:
+		/* QP1 belongs to the MAD layer: never a user's. */
+		if (ibqp->uctx)
+			return -EOPNOTSUPP;
 		break;
 	case IB_UVERBS_QPT_XRC_TGT:
 		return mlx_hw_create_xrc_tgt(qp, init, udata);
@@ -270,18 +298,21 @@ int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 	qp->sq = qp->region->vaddr + MLX_HW_DB_PAGE;
 	qp->rq = rq_size ? qp->sq + sq_size : NULL;
 
-	err = mlx_hw_mmap_insert(to_muctx(ibqp->uctx), qp->region,
-				 &qp->mmap_key);
-	if (err)
-		goto err_region;
-	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, NULL,
-			      XA_LIMIT(MLX_HW_MIN_QPN, MLX_HW_MAX_QPN),
-			      &dev->qp_next, GFP_KERNEL);
-	if (err < 0) {
-		err = err == -EBUSY ? -ENOMEM : err;
-		goto err_mmap;
+	spin_lock_init(&qp->kpost_lock);
+	/* A kernel QP (kverbs.c) is posted to in place: no mapping. */
+	if (ibqp->uctx) {
+		err = mlx_hw_mmap_insert(to_muctx(ibqp->uctx), qp->region,
+					 &qp->mmap_key);
+		if (err)
+			goto err_region;
 	}
+	err = mlx_hw_qp_alloc_qpn(dev, init->qp_type, &qpn);
+	if (err)
+		goto err_mmap;
 	ibqp->qp_num = qpn;
+	/* QP1's Q_Key is fixed: GSI datagrams carry 0x80010000 (IBA 13.5.1). */
+	if (init->qp_type == IBX_QPT_GSI)
+		qp->qkey = IBX_GSI_QKEY;
 
 	resp.mmap_key = qp->mmap_key;
 	resp.mmap_len = qp->region->size;
@@ -292,7 +323,7 @@ int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 	resp.rq_wqe_cnt = qp->rq_wqe_cnt;
 	resp.rq_stride = qp->rq_stride;
 	resp.max_inline_data = qp->max_inline;
-	err = ibx_udata_copy_to(udata, &resp, sizeof(resp));
+	err = udata ? ibx_udata_copy_to(udata, &resp, sizeof(resp)) : 0;
 	if (err)
 		goto err_xa;
 	/* Published last: the engine and loopback find it from now on. */
@@ -302,7 +333,8 @@ int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 err_xa:
 	xa_erase(&dev->qp_xa, qpn);
 err_mmap:
-	mlx_hw_mmap_remove(to_muctx(ibqp->uctx), qp->mmap_key);
+	if (ibqp->uctx)
+		mlx_hw_mmap_remove(to_muctx(ibqp->uctx), qp->mmap_key);
 err_region:
 	mlx_hw_region_put(qp->region);
 err_buf:

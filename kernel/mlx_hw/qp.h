@@ -284,6 +284,8 @@ struct mlx_hw_qp {
 	struct hrtimer timer;		/* ACK timeout, RNR wait, back-off */
 	spinlock_t timer_lock;		/* protects timer_at */
 	u64 timer_at;			/* ktime ns the timer is set for, 0 */
+	/* Kernel QPs: serializes posters writing the rings (kverbs.c). */
+	spinlock_t kpost_lock;
 
 	int state;			/* enum ibx_qp_state, READ/WRITE_ONCE */
 	u32 sq_ci;			/* private SQ consumer index */
@@ -348,6 +350,15 @@ static inline bool mlx_hw_qp_reliable(u32 qp_type)
 	       qp_type == IB_UVERBS_QPT_XRC_TGT;
 }
 
+/*
+ * Datagram QPs: UD, and the GSI QP (QP1, kernel only), which is UD with
+ * number 1 and the fixed Q_Key 0x80010000 (IBA 13.5.1).
+ */
+static inline bool mlx_hw_qp_is_ud(u32 qp_type)
+{
+	return qp_type == IB_UVERBS_QPT_UD || qp_type == IBX_QPT_GSI;
+}
+
 /* The transport bits of the opcodes a QP of @qp_type sends. */
 static inline u8 mlx_hw_qp_transport(u32 qp_type)
 {
@@ -355,6 +366,7 @@ static inline u8 mlx_hw_qp_transport(u32 qp_type)
 	case IB_UVERBS_QPT_UC:
 		return MLX_HW_TP_UC;
 	case IB_UVERBS_QPT_UD:
+	case IBX_QPT_GSI:
 		return MLX_HW_TP_UD;
 	case IB_UVERBS_QPT_XRC_INI:
 	case IB_UVERBS_QPT_XRC_TGT:

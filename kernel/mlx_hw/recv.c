@@ -105,7 +105,7 @@ static enum mlx_hw_counter mlx_hw_rcv_check_qp(struct mlx_hw_qp *qp,
 	    (type == IB_UVERBS_QPT_XRC_INI && (pkt->mask & MLX_HW_M_REQ)) ||
 	    (type == IB_UVERBS_QPT_XRC_TGT && !(pkt->mask & MLX_HW_M_REQ)))
 		return MLX_HW_CNT_DROP_TRANSPORT;
-	if (type == IB_UVERBS_QPT_UD) {
+	if (mlx_hw_qp_is_ud(type)) {
 		if (mlx_hw_deth_qkey(mlx_hw_pkt_hdr(skb, MLX_HW_DETH)) !=
 		    READ_ONCE(qp->qkey))
 			return MLX_HW_CNT_DROP_QKEY;

@@ -54,7 +54,7 @@ static bool mlx_hw_op_valid(u32 qp_type, u8 opcode)
 	case MLX_HW_OP_RDMA_WRITE_IMM:
 	case MLX_HW_OP_LOCAL_INV:
 	case MLX_HW_OP_BIND_MW:
-		return qp_type != IB_UVERBS_QPT_UD;
+		return !mlx_hw_qp_is_ud(qp_type);
 	case MLX_HW_OP_SEND_INV:
 	case MLX_HW_OP_RDMA_READ:
 	case MLX_HW_OP_ATOMIC_CS:
@@ -75,13 +75,13 @@ static bool mlx_hw_swqe_is_local(const struct mlx_hw_swqe *w)
 static const struct mlx_hw_av *mlx_hw_req_av(struct mlx_hw_qp *qp,
 					     const struct mlx_hw_swqe *w)
 {
-	return qp->ibx.qp_type == IB_UVERBS_QPT_UD ? &w->ud.av : &qp->av;
+	return mlx_hw_qp_is_ud(qp->ibx.qp_type) ? &w->ud.av : &qp->av;
 }
 
 /* The path MTU a WQE's packets use. */
 static u32 mlx_hw_req_mtu(struct mlx_hw_qp *qp)
 {
-	if (qp->ibx.qp_type == IB_UVERBS_QPT_UD)
+	if (mlx_hw_qp_is_ud(qp->ibx.qp_type))
 		return READ_ONCE(to_mdev(qp->ibx.dev)->mtu);
 	return qp->mtu;
 }
@@ -205,7 +205,7 @@ static u8 mlx_hw_parse_wqe(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w)
 	default:
 		break;
 	}
-	if (type == IB_UVERBS_QPT_UD) {
+	if (mlx_hw_qp_is_ud(type)) {
 		mlx_hw_parse_ud(qp, w, (const void *)(buf + off));
 		off += sizeof(struct mlx_hw_wqe_ud);
 	}
@@ -231,7 +231,7 @@ static u8 mlx_hw_parse_wqe(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w)
 		return status;
 	if (atomic && w->length != 8)
 		return MLX_HW_WC_LOC_LEN_ERR;
-	if (type == IB_UVERBS_QPT_UD && w->length > mlx_hw_req_mtu(qp))
+	if (mlx_hw_qp_is_ud(type) && w->length > mlx_hw_req_mtu(qp))
 		return MLX_HW_WC_LOC_LEN_ERR;
 	return 0;
 }
@@ -544,7 +544,7 @@ static struct sk_buff *mlx_hw_req_build(struct mlx_hw_qp *qp,
 	ackreq = reliable && (*last || ++req->noack_pkts >= MLX_HW_PKTS_PER_ACKREQ);
 	if (ackreq)
 		req->noack_pkts = 0;
-	dest = qp->ibx.qp_type == IB_UVERBS_QPT_UD ? w->ud.remote_qpn :
+	dest = mlx_hw_qp_is_ud(qp->ibx.qp_type) ? w->ud.remote_qpn :
 						     qp->dest_qpn;
 	mlx_hw_pkt_bth(skb, qp, dest,
 		       *last && (w->flags & MLX_HW_WQE_SOLICITED), ackreq,

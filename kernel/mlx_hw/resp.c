@@ -78,6 +78,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_psn(struct mlx_hw_qp *qp,
 
 	switch (qp->ibx.qp_type) {
 	case IB_UVERBS_QPT_UD:
+	case IBX_QPT_GSI:
 		return MLX_HW_RESP_CHECK_RESOURCE;
 	case IB_UVERBS_QPT_UC:
 		/* A gap loses the message in progress (IBA 9.8.2). */
@@ -229,7 +230,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_length(struct mlx_hw_qp *qp,
 	u32 off = (pkt->mask & MLX_HW_M_FIRST) ? 0 : r->offset;
 	u64 end = (u64)off + pkt->paylen;
 
-	if (qp->ibx.qp_type == IB_UVERBS_QPT_UD) {
+	if (mlx_hw_qp_is_ud(qp->ibx.qp_type)) {
 		if (end + MLX_HW_GRH_LEN > r->rwqe.total)
 			return mlx_hw_resp_too_long(qp);
 		return MLX_HW_RESP_EXECUTE;
@@ -347,7 +348,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_execute(struct mlx_hw_qp *qp,
 		r->in_msg = true;
 		r->in_write = pkt->mask & MLX_HW_M_WRITE;
 	}
-	if (qp->ibx.qp_type == IB_UVERBS_QPT_UD) {
+	if (mlx_hw_qp_is_ud(qp->ibx.qp_type)) {
 		mlx_hw_resp_grh(skb, grh);
 		if (mlx_hw_copy_from_kbuf(&r->cur, grh, sizeof(grh)))
 			goto fault;
@@ -581,7 +582,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_nak(struct mlx_hw_qp *qp,
 static void mlx_hw_resp_comm_est(struct mlx_hw_qp *qp)
 {
 	if (READ_ONCE(qp->state) != IBX_QPS_RTR ||
-	    qp->ibx.qp_type == IB_UVERBS_QPT_UD || qp->comm_est)
+	    mlx_hw_qp_is_ud(qp->ibx.qp_type) || qp->comm_est)
 		return;
 	qp->comm_est = true;
 	ibx_qp_event(&qp->ibx, IBX_EVENT_COMM_EST);

@@ -104,6 +104,7 @@ static void mlx_hw_dealloc_xrcd(struct ibx_xrcd *xrcd)
 
 /* ---------------- AH (UD WQEs carry the address vector) ---------------- */
 
+/* Kernel AHs (udata NULL) come checked by the core the same way. */
 static int mlx_hw_create_ah(struct ibx_ah *ah, struct ibx_udata *udata)
 {
 	if (ah->attr.sgid_index >= IBX_GID_TABLE_LEN)
@@ -148,6 +149,9 @@ const struct ibx_device_ops mlx_hw_ops = {
 	.create_qp = mlx_hw_create_qp,
 	.modify_qp = mlx_hw_modify_qp,
 	.destroy_qp = mlx_hw_destroy_qp,
+	.post_send = mlx_hw_post_send,
+	.post_recv = mlx_hw_post_recv,
+	.poll_cq = mlx_hw_poll_cq,
 	.create_srq = mlx_hw_create_srq,
 	.modify_srq = mlx_hw_modify_srq,
 	.query_srq = mlx_hw_query_srq,

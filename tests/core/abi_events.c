@@ -27,14 +27,14 @@ void test_events(void)
 	struct pollfd p;
 
 	if (open_ctx(&c)) {
-		CHECK(0, "setup");
+		VERIFY(0, "setup");
 		return;
 	}
 	p.fd = c.async_fd;
 	p.events = POLLIN;
-	CHECK(poll(&p, 1, 0) == 0, "idle async fd polls ready");
+	VERIFY(poll(&p, 1, 0) == 0, "idle async fd polls ready");
 	fcntl(c.async_fd, F_SETFL, O_NONBLOCK);
-	CHECK(read(c.async_fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN,
+	VERIFY(read(c.async_fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN,
 	      "empty async read: %m");
 	/* Once the context is gone its event files report EIO. */
 	{
@@ -45,12 +45,12 @@ void test_events(void)
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &req,
 			   sizeof(req), &resp, sizeof(resp)), 0);
 		close(c.fd);
-		CHECK(read(c.async_fd, &ev, sizeof(ev)) == -1 && errno == EIO,
+		VERIFY(read(c.async_fd, &ev, sizeof(ev)) == -1 && errno == EIO,
 		      "async read after close: %m");
-		CHECK(read(resp.fd, &cev, sizeof(cev)) == -1 && errno == EIO,
+		VERIFY(read(resp.fd, &cev, sizeof(cev)) == -1 && errno == EIO,
 		      "channel read after close: %m");
 		p.fd = resp.fd;
-		CHECK(poll(&p, 1, 0) == 1 && (p.revents & POLLERR),
+		VERIFY(poll(&p, 1, 0) == 1 && (p.revents & POLLERR),
 		      "channel poll after close: 0x%x", p.revents);
 		close(resp.fd);
 		close(c.async_fd);
@@ -237,7 +237,7 @@ void test_counts(void)
 	int chan;
 
 	if (open_ctx(&c) || alloc_pd(&c, &pd) || c.gid_ok < 0) {
-		CHECK(0, "setup");
+		VERIFY(0, "setup");
 		return;
 	}
 	/* Memory windows: both types, the PD busy while they exist. */
@@ -258,7 +258,7 @@ void test_counts(void)
 		req.mw_type = 2;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_ALLOC_MW, &req, sizeof(req),
 			   &r2, sizeof(r2)), 0);
-		CHECK(r1.r.mw_handle != r2.r.mw_handle && r1.r.rkey &&
+		VERIFY(r1.r.mw_handle != r2.r.mw_handle && r1.r.rkey &&
 		      r2.r.rkey && r1.r.rkey != r2.r.rkey,
 		      "mw handles %u %u rkeys %#x %#x", r1.r.mw_handle,
 		      r2.r.mw_handle, r1.r.rkey, r2.r.rkey);
@@ -286,7 +286,7 @@ void test_counts(void)
 	EXPECT(raw_create_srq(&c, pd, SRQ_H, &srq), 0);
 	EXPECT(raw_create_qp(&c, pd, cq, -1, QP_A, &a), 0);
 	EXPECT(raw_create_qp(&c, pd, cq, srq.handle, QP_B, &b), 0);
-	if (failures)
+	if (check_failures)
 		return;
 	EXPECT(raw_connect(&c, a.handle, b.num), 0);
 	EXPECT(raw_connect(&c, b.handle, a.num), 0);
@@ -321,21 +321,21 @@ void test_counts(void)
 		int ep = epoll_create1(EPOLL_CLOEXEC);
 
 		/* epoll and poll see the same readiness (f_op->poll). */
-		CHECK(ep >= 0 && !epoll_ctl(ep, EPOLL_CTL_ADD, chan, &ee),
+		VERIFY(ep >= 0 && !epoll_ctl(ep, EPOLL_CTL_ADD, chan, &ee),
 		      "epoll on the channel: %m");
 		memset(&ee, 0, sizeof(ee));
-		CHECK(epoll_wait(ep, &ee, 1, 5000) == 1 &&
+		VERIFY(epoll_wait(ep, &ee, 1, 5000) == 1 &&
 		      ee.events == EPOLLIN && ee.data.u32 == 1,
 		      "epoll: no completion event (0x%x)", ee.events);
-		CHECK(poll(&p, 1, 5000) == 1, "no completion event");
-		CHECK(read(chan, &cev, sizeof(cev)) == sizeof(cev) &&
+		VERIFY(poll(&p, 1, 5000) == 1, "no completion event");
+		VERIFY(read(chan, &cev, sizeof(cev)) == sizeof(cev) &&
 		      cev.cq_handle == CQ_H, "comp event for %#llx",
 		      (unsigned long long)cev.cq_handle);
 		/* One arm, one event. */
-		CHECK(poll(&p, 1, 200) == 0, "second completion event");
-		CHECK(epoll_wait(ep, &ee, 1, 0) == 0, "epoll still ready");
+		VERIFY(poll(&p, 1, 200) == 0, "second completion event");
+		VERIFY(epoll_wait(ep, &ee, 1, 0) == 0, "epoll still ready");
 		fcntl(chan, F_SETFL, O_NONBLOCK);
-		CHECK(read(chan, &cev, sizeof(cev)) == -1 && errno == EAGAIN,
+		VERIFY(read(chan, &cev, sizeof(cev)) == -1 && errno == EAGAIN,
 		      "empty channel read: %m");
 		close(ep);
 	}
@@ -348,9 +348,9 @@ void test_counts(void)
 		EXPECT(modify_qp(&c, &m), 0);
 	}
 	read_async(&c, elems, 4, counts, types);
-	CHECK(types[0] == 1u << 5 /* SQ_DRAINED */ && counts[0] == 1,
+	VERIFY(types[0] == 1u << 5 /* SQ_DRAINED */ && counts[0] == 1,
 	      "QP a: %u events, types %#x", counts[0], types[0]);
-	CHECK(types[2] == 1u << 15 /* SRQ_LIMIT_REACHED */ && counts[2] == 1,
+	VERIFY(types[2] == 1u << 15 /* SRQ_LIMIT_REACHED */ && counts[2] == 1,
 	      "SRQ: %u events, types %#x", counts[2], types[2]);
 
 	/* RESIZE_CQ: the two CQEs (send 7, receive 100) move to a new ring. */
@@ -375,20 +375,20 @@ void test_counts(void)
 			   &rr, sizeof(rr.r)), -EINVAL);
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &r, sizeof(r),
 			   &rr, sizeof(rr)), 0);
-		CHECK(rr.r.cqe == 128 && rr.d.entries == 128 &&
+		VERIFY(rr.r.cqe == 128 && rr.d.entries == 128 &&
 		      rr.d.mmap_key && rr.d.ring_offset >= 16,
 		      "resize: cqe %u entries %u", rr.r.cqe, rr.d.entries);
 		if (!map_region(&c, &ring, rr.d.mmap_key, rr.d.mmap_len)) {
 			struct mlx_hw_cq_db *db = (void *)ring.region;
 
 			cqe = (void *)(ring.region + rr.d.ring_offset);
-			CHECK(le32toh(db->ci) == 0 && le32toh(db->pi) == 2 &&
+			VERIFY(le32toh(db->ci) == 0 && le32toh(db->pi) == 2 &&
 			      cqe[0].owner == 1 && cqe[1].owner == 1 &&
 			      cqe[2].owner == 0,
 			      "new ring: ci %u pi %u owners %u %u %u",
 			      le32toh(db->ci), le32toh(db->pi), cqe[0].owner,
 			      cqe[1].owner, cqe[2].owner);
-			CHECK(le64toh(cqe[0].wr_id) + le64toh(cqe[1].wr_id) ==
+			VERIFY(le64toh(cqe[0].wr_id) + le64toh(cqe[1].wr_id) ==
 			      107 && !cqe[0].status && !cqe[1].status,
 			      "wr_ids %llu %llu status %u %u",
 			      (unsigned long long)le64toh(cqe[0].wr_id),
@@ -396,15 +396,15 @@ void test_counts(void)
 			      cqe[0].status, cqe[1].status);
 			munmap(ring.region, ring.len);
 		} else {
-			CHECK(0, "map resized ring: %m");
+			VERIFY(0, "map resized ring: %m");
 		}
 	}
 
 	EXPECT(destroy_qp(&c, a.handle, &events), 0);
-	CHECK(events == counts[0], "QP a events_reported %u, read %u", events,
+	VERIFY(events == counts[0], "QP a events_reported %u, read %u", events,
 	      counts[0]);
 	EXPECT(destroy_qp(&c, b.handle, &events), 0);
-	CHECK(events == counts[1], "QP b events_reported %u, read %u", events,
+	VERIFY(events == counts[1], "QP b events_reported %u, read %u", events,
 	      counts[1]);
 	{
 		struct ib_uverbs_destroy_srq d = { .srq_handle = srq.handle };
@@ -412,11 +412,11 @@ void test_counts(void)
 
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_DESTROY_SRQ, &d, sizeof(d),
 			   &r, sizeof(r)), 0);
-		CHECK(r.events_reported == 1, "SRQ events_reported %u",
+		VERIFY(r.events_reported == 1, "SRQ events_reported %u",
 		      r.events_reported);
 	}
 	EXPECT(destroy_cq(&c, cq, &dcq), 0);
-	CHECK(dcq.comp_events_reported == 1 &&
+	VERIFY(dcq.comp_events_reported == 1 &&
 	      dcq.async_events_reported == counts[3],
 	      "CQ events_reported %u/%u, read 1/%u", dcq.comp_events_reported,
 	      dcq.async_events_reported, counts[3]);
@@ -454,14 +454,14 @@ void test_threads(void)
 	int i;
 
 	if (open_ctx(&thr_ctx)) {
-		CHECK(0, "setup");
+		VERIFY(0, "setup");
 		return;
 	}
 	for (i = 0; i < 4; i++)
 		pthread_create(&t[i], NULL, thr_main, NULL);
 	for (i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
-	CHECK(thr_errors == 0, "%d failed iterations", thr_errors);
+	VERIFY(thr_errors == 0, "%d failed iterations", thr_errors);
 	close_ctx(&thr_ctx);
 }
 
@@ -507,20 +507,20 @@ void test_disassoc(void)
 	    create_cq(&c, 16, 0, -1, &cq) ||
 	    create_qp(&c, IB_UVERBS_QPT_RC, pd, cq, -1, &qp, NULL) ||
 	    reg_mr(&c, pd, buf, 65536, IB_UVERBS_ACCESS_LOCAL_WRITE, &mr)) {
-		CHECK(0, "setup (netdev '%s')", netdev);
+		VERIFY(0, "setup (netdev '%s')", netdev);
 		return;
 	}
-	CHECK(vm_pin_kb() == before + 64, "VmPin %ld", vm_pin_kb());
+	VERIFY(vm_pin_kb() == before + 64, "VmPin %ld", vm_pin_kb());
 	/* Device memory mapped through the uverbs fd (the engine page). */
 	page = mmap(NULL, c.drv.engine_page_size, PROT_READ, MAP_SHARED, c.fd,
 		    c.drv.engine_page_key);
-	CHECK(page != MAP_FAILED, "mmap engine page: %m");
+	VERIFY(page != MAP_FAILED, "mmap engine page: %m");
 	EXPECT(write_param("remove", netdev), 0);
 	/* The context learns about it, its objects are gone. */
 	{
 		struct pollfd p = { .fd = c.async_fd, .events = POLLIN };
 
-		CHECK(poll(&p, 1, 3000) == 1, "async fd not ready");
+		VERIFY(poll(&p, 1, 3000) == 1, "async fd not ready");
 		fcntl(c.async_fd, F_SETFL, O_NONBLOCK);
 	}
 	/* Port events (GID changes) may come first; DEVICE_FATAL is last. */
@@ -529,14 +529,14 @@ void test_disassoc(void)
 
 		while ((n = read(c.async_fd, &ev, sizeof(ev))) == sizeof(ev))
 			fatal = ev.event_type == 8; /* IBV_EVENT_DEVICE_FATAL */
-		CHECK(fatal, "last event %u, not DEVICE_FATAL", ev.event_type);
-		CHECK(n == -1 && errno == EIO, "async read after fatal: %m");
+		VERIFY(fatal, "last event %u, not DEVICE_FATAL", ev.event_type);
+		VERIFY(n == -1 && errno == EIO, "async read after fatal: %m");
 	}
 	EXPECT(alloc_pd(&c, &pd2), -EIO);
 	EXPECT(dealloc_pd(&c, pd), -EIO);
-	CHECK(vm_pin_kb() == before, "VmPin %ld kB after removal, want %ld",
+	VERIFY(vm_pin_kb() == before, "VmPin %ld kB after removal, want %ld",
 	      vm_pin_kb(), before);
-	CHECK(access(uverbs_path, F_OK) != 0, "%s still exists", uverbs_path);
+	VERIFY(access(uverbs_path, F_OK) != 0, "%s still exists", uverbs_path);
 	/* The mapping was zapped: touching it now faults. */
 	if (page != MAP_FAILED) {
 		int status = 0;
@@ -549,10 +549,10 @@ void test_disassoc(void)
 			_exit(0);
 		}
 		waitpid(pid, &status, 0);
-		CHECK(WIFSIGNALED(status) && (WTERMSIG(status) == SIGBUS ||
+		VERIFY(WIFSIGNALED(status) && (WTERMSIG(status) == SIGBUS ||
 					      WTERMSIG(status) == SIGSEGV),
 		      "reading a zapped mapping: status 0x%x", status);
-		CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, c.fd,
+		VERIFY(mmap(NULL, 4096, PROT_READ, MAP_SHARED, c.fd,
 			   c.drv.engine_page_key) == MAP_FAILED && errno == EIO,
 		      "mmap after removal: %m");
 		munmap(page, c.drv.engine_page_size);
@@ -561,7 +561,7 @@ void test_disassoc(void)
 	EXPECT(write_param("add", netdev), 0);
 	for (i = 0; i < 50 && find_device(); i++)
 		usleep(100000);
-	CHECK(i < 50, "%s did not come back", ibdev);
+	VERIFY(i < 50, "%s did not come back", ibdev);
 	free(buf);
 }
 
@@ -587,27 +587,27 @@ void test_gidevent(void)
 	if (d)
 		closedir(d);
 	if (!netdev[0] || open_ctx(&c)) {
-		CHECK(0, "setup");
+		VERIFY(0, "setup");
 		return;
 	}
 	snprintf(sh, sizeof(sh), "ip addr add 10.9.77.1/24 dev %s", netdev);
-	CHECK(system(sh) == 0, "%s", sh);
+	VERIFY(system(sh) == 0, "%s", sh);
 	p.fd = c.async_fd;
 	p.events = POLLIN;
-	CHECK(poll(&p, 1, 3000) == 1, "no event within 3 s");
+	VERIFY(poll(&p, 1, 3000) == 1, "no event within 3 s");
 	fcntl(c.async_fd, F_SETFL, O_NONBLOCK);
 	while ((n = read(c.async_fd, &ev, sizeof(ev))) == sizeof(ev))
 		if (ev.event_type == 18 /* IBV_EVENT_GID_CHANGE */ &&
 		    ev.element == 1)
 			seen = 1;
-	CHECK(seen, "no GID_CHANGE for port 1 (last type %u element %llu)",
+	VERIFY(seen, "no GID_CHANGE for port 1 (last type %u element %llu)",
 	      ev.event_type, (unsigned long long)ev.element);
-	CHECK(n == -1 && errno == EAGAIN, "after the events: %m");
+	VERIFY(n == -1 && errno == EAGAIN, "after the events: %m");
 	/* A short buffer cannot take an event. */
 	snprintf(sh, sizeof(sh), "ip addr del 10.9.77.1/24 dev %s", netdev);
-	CHECK(system(sh) == 0, "%s", sh);
+	VERIFY(system(sh) == 0, "%s", sh);
 	poll(&p, 1, 3000);
-	CHECK(read(c.async_fd, &ev, 8) == -1 && errno == EINVAL,
+	VERIFY(read(c.async_fd, &ev, 8) == -1 && errno == EINVAL,
 	      "8-byte read: %m");
 	close_ctx(&c);
 }

@@ -80,13 +80,13 @@ static void bad_handle(struct objs *o, const struct probe *p, size_t off,
 			continue;
 		memcpy((char *)p->req + off, &o->h[t], 4);
 		ret = send_probe(o, p);
-		CHECK(ret == -EINVAL, "%s: %s handle as %s: %d, want %d",
+		VERIFY(ret == -EINVAL, "%s: %s handle as %s: %d, want %d",
 		      p->name, type_names[t], type_names[type], ret, -EINVAL);
 	}
 	h = NO_HANDLE;
 	memcpy((char *)p->req + off, &h, 4);
 	ret = send_probe(o, p);
-	CHECK(ret == unknown, "%s: unknown %s handle: %d, want %d", p->name,
+	VERIFY(ret == unknown, "%s: unknown %s handle: %d, want %d", p->name,
 	      type_names[type], ret, unknown);
 	memcpy((char *)p->req + off, &saved, 4);
 }
@@ -96,7 +96,7 @@ static int control(struct objs *o, const struct probe *p)
 {
 	int ret = send_probe(o, p);
 
-	CHECK(ret == 0, "%s: control request: %d", p->name, ret);
+	VERIFY(ret == 0, "%s: control request: %d", p->name, ret);
 	return ret;
 }
 
@@ -409,7 +409,7 @@ void test_handles(void)
 	    create_qp(&o.c, IB_UVERBS_QPT_RC, o.h[PD], o.h[CQ], -1, &o.h[QP],
 		      NULL) ||
 	    reg_mr(&o.c, o.h[PD], o.buf, 4096, 1, &o.h[MR])) {
-		CHECK(0, "setup");
+		VERIFY(0, "setup");
 		free(o.buf);
 		return;
 	}
@@ -448,7 +448,7 @@ void test_handles(void)
 	EXPECT(create_qp(&o.c, IB_UVERBS_QPT_XRC_TGT, o.h[XRCD], 0, -1,
 			 &o.tgt, &o.tgt_qpn), 0);
 	for (i = 0; i < NTYPES; i++)
-		CHECK(o.h[i] != NO_HANDLE, "handle %u in use", NO_HANDLE);
+		VERIFY(o.h[i] != NO_HANDLE, "handle %u in use", NO_HANDLE);
 
 	probe_creates(&o);
 	probe_uses(&o);

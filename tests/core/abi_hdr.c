@@ -231,7 +231,7 @@ void test_hdr(void)
 	int fd = open(uverbs_path, O_RDWR);
 	char buf[64] = {};
 
-	CHECK(fd >= 0, "open %s: %m", uverbs_path);
+	VERIFY(fd >= 0, "open %s: %m", uverbs_path);
 	if (fd < 0)
 		return;
 	/* Shorter than a header. */
@@ -269,17 +269,17 @@ void test_hdr(void)
 	memset(&gcr, 0, sizeof(gcr));
 	EXPECT(cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc), &gcr,
 		   sizeof(gcr)), 0);
-	CHECK(gcr.r.async_fd > 2 && gcr.r.num_comp_vectors >= 1,
+	VERIFY(gcr.r.async_fd > 2 && gcr.r.num_comp_vectors >= 1,
 	      "async_fd %u vectors %u", gcr.r.async_fd,
 	      gcr.r.num_comp_vectors);
-	CHECK(fcntl(gcr.r.async_fd, F_GETFD) == FD_CLOEXEC,
+	VERIFY(fcntl(gcr.r.async_fd, F_GETFD) == FD_CLOEXEC,
 	      "async fd not close-on-exec");
 	EXPECT(cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &gc, sizeof(gc), &gcr,
 		   sizeof(gcr)), -EINVAL);
 
 	EXPECT(cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &qd, sizeof(qd), &qdr,
 		   sizeof(qdr)), 0);
-	CHECK(qdr.phys_port_cnt == 1, "phys_port_cnt %u", qdr.phys_port_cnt);
+	VERIFY(qdr.phys_port_cnt == 1, "phys_port_cnt %u", qdr.phys_port_cnt);
 
 	/* QUERY_PORT: ports are 1..phys_port_cnt; the core adds the GIDs. */
 	{
@@ -288,7 +288,7 @@ void test_hdr(void)
 
 		EXPECT(cmd(fd, IB_USER_VERBS_CMD_QUERY_PORT, &q, sizeof(q), &r,
 			   sizeof(r)), 0);
-		CHECK(r.gid_tbl_len == 16 && r.link_layer == 2 /* Ethernet */ &&
+		VERIFY(r.gid_tbl_len == 16 && r.link_layer == 2 /* Ethernet */ &&
 		      r.state == 4 && r.active_mtu >= 1 && r.active_mtu <= 5,
 		      "port: gids %u link %u state %u mtu %u", r.gid_tbl_len,
 		      r.link_layer, r.state, r.active_mtu);
@@ -303,7 +303,7 @@ void test_hdr(void)
 	memset(&exr, 0xff, sizeof(exr));
 	EXPECT(ex_cmd(fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &exq, sizeof(exq),
 		      &exr, sizeof(exr)), 0);
-	CHECK(exr.r.response_length == sizeof(exr.r) &&
+	VERIFY(exr.r.response_length == sizeof(exr.r) &&
 	      exr.r.base.phys_port_cnt == 1 && exr.r.reserved == 0,
 	      "ex query: length %u ports %u", exr.r.response_length,
 	      exr.r.base.phys_port_cnt);
@@ -339,7 +339,7 @@ void test_hdr(void)
 	EXPECT(ex_cmd(fd, 0x7f, &exq, sizeof(exq), &exr, sizeof(exr)),
 	       -EOPNOTSUPP);
 	/* The ioctl ABI is not offered: rdma-core falls back to write(). */
-	CHECK(ioctl(fd, RDMA_VERBS_IOCTL, buf) == -1 && errno == ENOTTY,
+	VERIFY(ioctl(fd, RDMA_VERBS_IOCTL, buf) == -1 && errno == ENOTTY,
 	      "RDMA_VERBS_IOCTL: %m");
 	close(gcr.r.async_fd);
 	close(fd);

@@ -27,7 +27,7 @@ void test_mr(void)
 			-1, 0);
 
 	if (open_ctx(&c) || alloc_pd(&c, &pd)) {
-		CHECK(0, "setup");
+		VERIFY(0, "setup");
 		return;
 	}
 	/* IBA: remote write or atomic requires local write. */
@@ -65,7 +65,7 @@ void test_mr(void)
 		req.hca_va = 0x10010;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REG_MR, &req, sizeof(req),
 			   &resp, sizeof(resp)), 0);
-		CHECK(resp.r.lkey != 0 || resp.r.rkey != 0, "keys 0/0");
+		VERIFY(resp.r.lkey != 0 || resp.r.rkey != 0, "keys 0/0");
 		EXPECT(dereg_mr(&c, resp.r.mr_handle), 0);
 	}
 	/* REREG_MR: new translation and access behind the same handle. */
@@ -87,7 +87,7 @@ void test_mr(void)
 		req.mr_handle = mr;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
 			   &resp, sizeof(resp)), 0);
-		CHECK(vm_pin_kb() == pin0 + 8, "VmPin %ld after rereg, want %ld",
+		VERIFY(vm_pin_kb() == pin0 + 8, "VmPin %ld after rereg, want %ld",
 		      vm_pin_kb(), pin0 + 8);
 		req.flags = 1 << 3;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
@@ -106,7 +106,7 @@ void test_mr(void)
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
 			   &resp, sizeof(resp)), -EINVAL);
 		EXPECT(dereg_mr(&c, mr), 0);
-		CHECK(vm_pin_kb() == pin0, "VmPin %ld after dereg, want %ld",
+		VERIFY(vm_pin_kb() == pin0, "VmPin %ld after dereg, want %ld",
 		      vm_pin_kb(), pin0);
 	}
 	/* REREG_MR keeps lkey and rkey whatever changes (as mlx5). */
@@ -153,7 +153,7 @@ void test_mr(void)
 			memset(&resp, 0xff, sizeof(resp));
 			EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req,
 				   sizeof(req), &resp, sizeof(resp)), 0);
-			CHECK(resp.r.lkey == rresp.r.lkey &&
+			VERIFY(resp.r.lkey == rresp.r.lkey &&
 			      resp.r.rkey == rresp.r.rkey,
 			      "rereg %d: keys %#x/%#x, were %#x/%#x", i,
 			      resp.r.lkey, resp.r.rkey, rresp.r.lkey,
@@ -165,7 +165,7 @@ void test_mr(void)
 		req.pd_handle = pd2;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
 			   &resp, sizeof(resp)), 0);
-		CHECK(resp.r.lkey == rresp.r.lkey, "PD rereg changed the lkey");
+		VERIFY(resp.r.lkey == rresp.r.lkey, "PD rereg changed the lkey");
 		EXPECT(dealloc_pd(&c, pd2), -EBUSY);
 		req.pd_handle = pd;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
@@ -256,7 +256,7 @@ void test_memlock(void)
 		struct ctx c;
 		uint32_t pd, mr, mr2;
 
-		failures = 0;	/* count only the child's own checks */
+		check_failures = 0;	/* count only the child's own checks */
 		if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl)) {
 			printf("FAIL memlock: cannot drop CAP_IPC_LOCK: %m\n");
 			_exit(1);
@@ -265,30 +265,27 @@ void test_memlock(void)
 		EXPECT(alloc_pd(&c, &pd), 0);
 		EXPECT(reg_mr(&c, pd, buf, 1 << 20,
 			      IB_UVERBS_ACCESS_LOCAL_WRITE, &mr), -ENOMEM);
-		CHECK(vm_pin_kb() == 0, "VmPin %ld kB after refusal",
+		VERIFY(vm_pin_kb() == 0, "VmPin %ld kB after refusal",
 		      vm_pin_kb());
 		EXPECT(reg_mr(&c, pd, buf, 48 << 10,
 			      IB_UVERBS_ACCESS_LOCAL_WRITE, &mr), 0);
-		CHECK(vm_pin_kb() == 48, "VmPin %ld kB, want 48", vm_pin_kb());
+		VERIFY(vm_pin_kb() == 48, "VmPin %ld kB, want 48", vm_pin_kb());
 		/* 48 + 32 kB > 64 kB */
 		EXPECT(reg_mr(&c, pd, buf + (512 << 10), 32 << 10,
 			      IB_UVERBS_ACCESS_LOCAL_WRITE, &mr2), -ENOMEM);
 		EXPECT(dereg_mr(&c, mr), 0);
-		CHECK(vm_pin_kb() == 0, "VmPin %ld kB after dereg",
+		VERIFY(vm_pin_kb() == 0, "VmPin %ld kB after dereg",
 		      vm_pin_kb());
 		EXPECT(reg_mr(&c, pd, buf + (512 << 10), 32 << 10,
 			      IB_UVERBS_ACCESS_LOCAL_WRITE, &mr2), 0);
 		close_ctx(&c);
-		CHECK(vm_pin_kb() == 0, "VmPin %ld kB after close",
+		VERIFY(vm_pin_kb() == 0, "VmPin %ld kB after close",
 		      vm_pin_kb());
-		_exit(failures ? 1 : 0);
+		_exit(check_failures ? 1 : 0);
 	}
 	waitpid(pid, &status, 0);
-	checks++;
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		failures++;
-		printf("FAIL memlock child (status 0x%x)\n", status);
-	}
+	VERIFY(WIFEXITED(status) && !WEXITSTATUS(status),
+	       "memlock child (status 0x%x)", status);
 }
 
 /* ---------------- VmPin after kill -9 ---------------- */
@@ -335,12 +332,12 @@ void test_vmpin(void)
 		return;
 	/* Same mm, own files: its MRs are charged to our VmPin. */
 	pid = clone(vmpin_child, stack + stack_size, CLONE_VM | SIGCHLD, NULL);
-	CHECK(pid > 0, "clone: %m");
+	VERIFY(pid > 0, "clone: %m");
 	if (pid <= 0)
 		return;
-	CHECK(read(vmpin_pipe[0], &ok, 1) == 1 && ok, "child setup failed");
+	VERIFY(read(vmpin_pipe[0], &ok, 1) == 1 && ok, "child setup failed");
 	during = vm_pin_kb();
-	CHECK(during == before + 320, "VmPin %ld kB with child MRs, want %ld",
+	VERIFY(during == before + 320, "VmPin %ld kB with child MRs, want %ld",
 	      during, before + 320);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
@@ -350,7 +347,7 @@ void test_vmpin(void)
 			break;
 		usleep(100000);
 	}
-	CHECK(after == before, "VmPin %ld kB after kill -9, want %ld", after,
+	VERIFY(after == before, "VmPin %ld kB after kill -9, want %ld", after,
 	      before);
 	/*
 	 * The last close happens in another process (a fork that inherited
@@ -364,7 +361,7 @@ void test_vmpin(void)
 		if (open_ctx(&c) || alloc_pd(&c, &pd) ||
 		    reg_mr(&c, pd, vmpin_buf, 128 << 10,
 			   IB_UVERBS_ACCESS_LOCAL_WRITE, &mr)) {
-			CHECK(0, "setup");
+			VERIFY(0, "setup");
 		} else {
 			pid = fork();
 			if (pid == 0) {
@@ -372,14 +369,14 @@ void test_vmpin(void)
 					pause();
 			}
 			close_ctx(&c);
-			CHECK(vm_pin_kb() == before + 128,
+			VERIFY(vm_pin_kb() == before + 128,
 			      "VmPin %ld kB while the fork holds the fd, want %ld",
 			      vm_pin_kb(), before + 128);
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
 			for (i = 0; i < 50 && vm_pin_kb() != before; i++)
 				usleep(100000);
-			CHECK(vm_pin_kb() == before,
+			VERIFY(vm_pin_kb() == before,
 			      "VmPin %ld kB after the fork died, want %ld",
 			      vm_pin_kb(), before);
 		}

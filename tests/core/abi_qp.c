@@ -96,8 +96,8 @@ void test_qp_states(struct ctx *c, uint8_t type, uint32_t qp, uint32_t qpn)
 	struct ib_uverbs_query_qp_resp qr;
 
 	printf("  qp type %u\n", type);
-	CHECK(query_state(c, qp) == IB_UVERBS_QPS_RESET, "new QP not RESET");
-	CHECK(qpn > 1 && qpn <= 0xffffff, "qpn 0x%x", qpn);
+	VERIFY(query_state(c, qp) == IB_UVERBS_QPS_RESET, "new QP not RESET");
+	VERIFY(qpn > 1 && qpn <= 0xffffff, "qpn 0x%x", qpn);
 
 	/* RESET -> RTR and RTS skip INIT (IBA 10.3.1). */
 	to_rtr(c, type, &m, qp, qpn);
@@ -136,7 +136,7 @@ void test_qp_states(struct ctx *c, uint8_t type, uint32_t qp, uint32_t qpn)
 	EXPECT(modify_qp(c, &m), -EINVAL);
 	to_init(c, type, &m, qp);
 	EXPECT(modify_qp(c, &m), 0);
-	CHECK(query_state(c, qp) == IB_UVERBS_QPS_INIT, "not INIT");
+	VERIFY(query_state(c, qp) == IB_UVERBS_QPS_INIT, "not INIT");
 	/* INIT -> SQD does not exist either. */
 	memset(&m, 0, sizeof(m));
 	m.qp_handle = qp;
@@ -181,7 +181,7 @@ void test_qp_states(struct ctx *c, uint8_t type, uint32_t qp, uint32_t qpn)
 	}
 	to_rtr(c, type, &m, qp, qpn);
 	EXPECT(modify_qp(c, &m), 0);
-	CHECK(query_state(c, qp) == IB_UVERBS_QPS_RTR, "not RTR");
+	VERIFY(query_state(c, qp) == IB_UVERBS_QPS_RTR, "not RTR");
 
 	if (type != IB_UVERBS_QPT_UC && type != IB_UVERBS_QPT_UD) {
 		to_rts(type, &m, qp);
@@ -207,12 +207,12 @@ void test_qp_states(struct ctx *c, uint8_t type, uint32_t qp, uint32_t qpn)
 	EXPECT(modify_qp(c, &m), 0);
 	memset(&qr, 0, sizeof(qr));
 	EXPECT(query_qp(c, qp, &qr), 0);
-	CHECK(qr.qp_state == IB_UVERBS_QPS_RTS, "not RTS (%u)", qr.qp_state);
-	CHECK(qr.sq_psn == 0xabcdef, "sq_psn 0x%x not masked to 24 bits",
+	VERIFY(qr.qp_state == IB_UVERBS_QPS_RTS, "not RTS (%u)", qr.qp_state);
+	VERIFY(qr.sq_psn == 0xabcdef, "sq_psn 0x%x not masked to 24 bits",
 	      qr.sq_psn);
-	CHECK(qr.port_num == 1, "port %u", qr.port_num);
+	VERIFY(qr.port_num == 1, "port %u", qr.port_num);
 	if (type != IB_UVERBS_QPT_UD)
-		CHECK(qr.rq_psn == 0x123456 && qr.dest_qp_num == qpn &&
+		VERIFY(qr.rq_psn == 0x123456 && qr.dest_qp_num == qpn &&
 		      qr.path_mtu == 1 && qr.dest.is_global,
 		      "rq_psn 0x%x dqpn 0x%x mtu %u", qr.rq_psn,
 		      qr.dest_qp_num, qr.path_mtu);
@@ -242,7 +242,7 @@ void test_qp_states(struct ctx *c, uint8_t type, uint32_t qp, uint32_t qpn)
 	m.qp_state = IB_UVERBS_QPS_ERR;
 	m.attr_mask = IB_UVERBS_QP_STATE;
 	EXPECT(modify_qp(c, &m), 0);
-	CHECK(query_state(c, qp) == IB_UVERBS_QPS_ERR, "not ERR");
+	VERIFY(query_state(c, qp) == IB_UVERBS_QPS_ERR, "not ERR");
 	to_rts(type, &m, qp);
 	EXPECT(modify_qp(c, &m), -EINVAL);
 	to_init(c, type, &m, qp);
@@ -252,7 +252,7 @@ void test_qp_states(struct ctx *c, uint8_t type, uint32_t qp, uint32_t qpn)
 	m.qp_state = IB_UVERBS_QPS_RESET;
 	m.attr_mask = IB_UVERBS_QP_STATE;
 	EXPECT(modify_qp(c, &m), 0);
-	CHECK(query_state(c, qp) == IB_UVERBS_QPS_RESET, "not RESET");
+	VERIFY(query_state(c, qp) == IB_UVERBS_QPS_RESET, "not RESET");
 	/* And around again, now via the extended command. */
 	{
 		struct ib_uverbs_ex_modify_qp x = {};
@@ -261,7 +261,7 @@ void test_qp_states(struct ctx *c, uint8_t type, uint32_t qp, uint32_t qpn)
 		to_init(c, type, &x.base, qp);
 		EXPECT(ex_cmd(c->fd, IB_USER_VERBS_EX_CMD_MODIFY_QP, &x,
 			      sizeof(x), &xr, sizeof(xr)), 0);
-		CHECK(xr.response_length == sizeof(xr), "ex modify length %u",
+		VERIFY(xr.response_length == sizeof(xr), "ex modify length %u",
 		      xr.response_length);
 		to_rts(type, &x.base, qp);
 		EXPECT(ex_cmd(c->fd, IB_USER_VERBS_EX_CMD_MODIFY_QP, &x,
@@ -281,14 +281,14 @@ void test_qp(void)
 
 	if (open_ctx(&c) || alloc_pd(&c, &pd) ||
 	    create_cq(&c, 64, 0, -1, &cq)) {
-		CHECK(0, "setup");
+		VERIFY(0, "setup");
 		return;
 	}
-	CHECK(c.gid_ok >= 0, "no valid GID on port 1");
+	VERIFY(c.gid_ok >= 0, "no valid GID on port 1");
 	/* XRC TGT QPs: section xrc (they need an XRC domain). */
 	for (i = 0; i < sizeof(types); i++) {
 		if (create_qp(&c, types[i], pd, cq, -1, &qp, &qpn)) {
-			CHECK(0, "create qp type %u", types[i]);
+			VERIFY(0, "create qp type %u", types[i]);
 			continue;
 		}
 		test_qp_states(&c, types[i], qp, qpn);

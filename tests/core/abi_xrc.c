@@ -135,7 +135,7 @@ static void test_xrcd_open(struct ctx *a, int file, uint32_t pd,
 	EXPECT(open_xrcd(a, file, O_CREAT | O_EXCL, &x2), -EINVAL);
 	/* A second handle of the same domain. */
 	EXPECT(open_xrcd(a, file, 0, &x2), 0);
-	CHECK(x2 != *xrcd, "two opens gave handle %u twice", x2);
+	VERIFY(x2 != *xrcd, "two opens gave handle %u twice", x2);
 	EXPECT(close_xrcd(a, x2), 0);
 	EXPECT(close_xrcd(a, x2), -ENOENT);
 	/* A handle of another type, one that names nothing. */
@@ -164,7 +164,7 @@ static void test_xsrq(struct ctx *a, uint32_t pd, uint32_t cq, uint32_t xrcd,
 	       -EOPNOTSUPP);
 	EXPECT(create_xsrq(a, 7, pd, xrcd, cq, &bad, NULL), -EOPNOTSUPP);
 	EXPECT(create_xsrq(a, xrc, pd, xrcd, cq, srq, &srqn), 0);
-	CHECK(srqn > 0 && srqn <= 0xffffff, "xrc srqn 0x%x", srqn);
+	VERIFY(srqn > 0 && srqn <= 0xffffff, "xrc srqn 0x%x", srqn);
 	/* The SRQ uses the domain and the CQ. */
 	EXPECT(close_xrcd(a, xrcd), -EBUSY);
 	EXPECT(destroy_cq(a, cq, NULL), -EBUSY);
@@ -180,15 +180,15 @@ static void test_tgt_qps(struct ctx *a, struct ctx *b, uint32_t pd,
 	uint32_t tgt, tgtn, opened, n = 0, again, priv, ptgt, ptgtn, rc, rcn;
 
 	if (create_qp(a, IB_UVERBS_QPT_XRC_TGT, xa, cq, -1, &tgt, &tgtn)) {
-		CHECK(0, "create XRC TGT QP");
+		VERIFY(0, "create XRC TGT QP");
 		return;
 	}
 	test_qp_states(a, IB_UVERBS_QPT_XRC_TGT, tgt, tgtn);
 
 	EXPECT(open_qp(b, xb, tgtn, IB_UVERBS_QPT_XRC_TGT, &opened, &n), 0);
-	CHECK(n == tgtn, "OPEN_QP answered qpn 0x%x, want 0x%x", n, tgtn);
+	VERIFY(n == tgtn, "OPEN_QP answered qpn 0x%x, want 0x%x", n, tgtn);
 	/* One QP behind both handles: a's transition shows through b's. */
-	CHECK(qp_state(b, opened) == IB_UVERBS_QPS_INIT, "opened QP state %u",
+	VERIFY(qp_state(b, opened) == IB_UVERBS_QPS_INIT, "opened QP state %u",
 	      qp_state(b, opened));
 	{
 		struct ib_uverbs_modify_qp m = {
@@ -198,7 +198,7 @@ static void test_tgt_qps(struct ctx *a, struct ctx *b, uint32_t pd,
 
 		EXPECT(modify_qp(b, &m), 0);
 	}
-	CHECK(qp_state(a, tgt) == IB_UVERBS_QPS_ERR, "creator sees state %u",
+	VERIFY(qp_state(a, tgt) == IB_UVERBS_QPS_ERR, "creator sees state %u",
 	      qp_state(a, tgt));
 
 	/* What OPEN_QP refuses. */
@@ -220,7 +220,7 @@ static void test_tgt_qps(struct ctx *a, struct ctx *b, uint32_t pd,
 	       -EINVAL);
 	/* The same QP opened twice in one file: two handles. */
 	EXPECT(open_qp(b, xb, tgtn, IB_UVERBS_QPT_XRC_TGT, &again, NULL), 0);
-	CHECK(again != opened, "second open gave handle %u again", again);
+	VERIFY(again != opened, "second open gave handle %u again", again);
 	EXPECT(destroy_qp(b, again, NULL), 0);
 	EXPECT(destroy_qp(a, rc, NULL), 0);
 
@@ -233,7 +233,7 @@ static void test_tgt_qps(struct ctx *a, struct ctx *b, uint32_t pd,
 	/* The QP lives while any file holds a handle of it. */
 	EXPECT(destroy_qp(a, tgt, NULL), 0);
 	EXPECT(destroy_qp(a, tgt, NULL), -ENOENT);
-	CHECK(qp_state(b, opened) == IB_UVERBS_QPS_ERR,
+	VERIFY(qp_state(b, opened) == IB_UVERBS_QPS_ERR,
 	      "QP gone with its creator's handle");
 	EXPECT(open_qp(a, xa, tgtn, IB_UVERBS_QPT_XRC_TGT, &again, NULL), 0);
 	EXPECT(destroy_qp(a, again, NULL), 0);
@@ -251,14 +251,14 @@ void test_xrc(void)
 	int file, i;
 
 	file = mkstemp(path);
-	CHECK(file >= 0, "mkstemp: %m");
+	VERIFY(file >= 0, "mkstemp: %m");
 	if (file < 0)
 		return;
 	unlink(path);
 	if (open_ctx(&a) || alloc_pd(&a, &pd) ||
 	    create_cq(&a, 16, 0, -1, &cq) || open_ctx(&b) ||
 	    alloc_pd(&b, &pd_b) || create_cq(&b, 16, 0, -1, &cq_b)) {
-		CHECK(0, "setup");
+		VERIFY(0, "setup");
 		close(file);
 		return;
 	}

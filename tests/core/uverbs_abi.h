@@ -14,6 +14,7 @@
 #include <string.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ib_user_ioctl_verbs.h>
+#include "check.h"
 #include "mlx_hw-abi.h"	/* the driver udata, for mapping the engine page */
 
 /* enum ibv_qp_state and enum ibv_qp_attr_mask values (not in the UAPI). */
@@ -46,30 +47,13 @@ enum {
 extern const char *ibdev;
 extern char uverbs_path[300];	/* /dev/infiniband/uverbsN of ibdev */
 extern char uverbs_name[256];	/* uverbsN */
-extern int failures, checks;
-
-#define CHECK(cond, ...)						\
-	do {								\
-		checks++;						\
-		if (!(cond)) {						\
-			failures++;					\
-			printf("FAIL %s:%d: ", __func__, __LINE__);	\
-			printf(__VA_ARGS__);				\
-			printf("\n");					\
-		}							\
-	} while (0)
 
 /* Expects a command result (0 or -errno) to be @want. */
 #define EXPECT(expr, want)						\
 	do {								\
 		int _r = (expr);					\
-		checks++;						\
-		if (_r != (want)) {					\
-			failures++;					\
-			printf("FAIL %s:%d: %s = %d (%s), want %d (%s)\n", \
-			       __func__, __LINE__, #expr, _r,		\
-			       strerror(-_r), (want), strerror(-(want))); \
-		}							\
+		VERIFY(_r == (want), "%s = %d (%s), want %d (%s)", #expr, \
+		       _r, strerror(-_r), (want), strerror(-(want)));	\
 	} while (0)
 
 /* Room for driver response data after every core response. */

@@ -30,7 +30,6 @@
 #include "uverbs_abi.h"
 
 const char *ibdev = "mlx_hw0";
-int failures, checks;
 
 /* ---------------- sections ---------------- */
 
@@ -42,46 +41,46 @@ static void test_sysfs(void)
 
 	EXPECT(read_file("/sys/class/infiniband_verbs/abi_version", buf,
 			 sizeof(buf)) > 0 ? 0 : -1, 0);
-	CHECK(!strcmp(buf, "6\n"), "class abi_version is '%s'", buf);
+	VERIFY(!strcmp(buf, "6\n"), "class abi_version is '%s'", buf);
 	read_attr(buf, sizeof(buf), "/sys/class/infiniband_verbs/%s/dev",
 		  uverbs_name);
-	CHECK(sscanf(buf, "%u:%u", &maj, &min) == 2, "dev is '%s'", buf);
-	CHECK(stat(uverbs_path, &st) == 0, "stat %s: %m", uverbs_path);
-	CHECK(S_ISCHR(st.st_mode) && major(st.st_rdev) == maj &&
+	VERIFY(sscanf(buf, "%u:%u", &maj, &min) == 2, "dev is '%s'", buf);
+	VERIFY(stat(uverbs_path, &st) == 0, "stat %s: %m", uverbs_path);
+	VERIFY(S_ISCHR(st.st_mode) && major(st.st_rdev) == maj &&
 	      minor(st.st_rdev) == min, "%s does not match dev %u:%u",
 	      uverbs_path, maj, min);
-	CHECK((st.st_mode & 0777) == 0666, "%s mode %o", uverbs_path,
+	VERIFY((st.st_mode & 0777) == 0666, "%s mode %o", uverbs_path,
 	      st.st_mode & 0777);
-	CHECK(read_attr(buf, sizeof(buf),
+	VERIFY(read_attr(buf, sizeof(buf),
 			"/sys/class/infiniband_verbs/%s/abi_version",
 			uverbs_name) > 0, "no uverbs abi_version");
 
 	read_attr(buf, sizeof(buf), "/sys/class/infiniband/%s/node_type",
 		  ibdev);
-	CHECK(!strcmp(buf, "1: CA\n"), "node_type '%s'", buf);
+	VERIFY(!strcmp(buf, "1: CA\n"), "node_type '%s'", buf);
 	read_attr(buf, sizeof(buf), "/sys/class/infiniband/%s/node_guid",
 		  ibdev);
-	CHECK(strlen(buf) == 20 && buf[4] == ':' && buf[9] == ':' &&
+	VERIFY(strlen(buf) == 20 && buf[4] == ':' && buf[9] == ':' &&
 	      buf[14] == ':', "node_guid '%s'", buf);
 	read_attr(buf, sizeof(buf), "/sys/class/infiniband/%s/ports/1/state",
 		  ibdev);
-	CHECK(!strcmp(buf, "4: ACTIVE\n"), "state '%s'", buf);
+	VERIFY(!strcmp(buf, "4: ACTIVE\n"), "state '%s'", buf);
 	read_attr(buf, sizeof(buf),
 		  "/sys/class/infiniband/%s/ports/1/phys_state", ibdev);
-	CHECK(!strcmp(buf, "5: LinkUp\n"), "phys_state '%s'", buf);
+	VERIFY(!strcmp(buf, "5: LinkUp\n"), "phys_state '%s'", buf);
 	read_attr(buf, sizeof(buf),
 		  "/sys/class/infiniband/%s/ports/1/link_layer", ibdev);
-	CHECK(!strcmp(buf, "Ethernet\n"), "link_layer '%s'", buf);
+	VERIFY(!strcmp(buf, "Ethernet\n"), "link_layer '%s'", buf);
 	read_attr(buf, sizeof(buf), "/sys/class/infiniband/%s/ports/1/rate",
 		  ibdev);
-	CHECK(strstr(buf, " Gb/sec (") != NULL, "rate '%s'", buf);
+	VERIFY(strstr(buf, " Gb/sec (") != NULL, "rate '%s'", buf);
 	read_attr(buf, sizeof(buf),
 		  "/sys/class/infiniband/%s/ports/1/pkeys/0", ibdev);
-	CHECK(!strcmp(buf, "0xffff\n"), "pkeys/0 '%s'", buf);
+	VERIFY(!strcmp(buf, "0xffff\n"), "pkeys/0 '%s'", buf);
 	read_attr(buf, sizeof(buf),
 		  "/sys/class/infiniband/%s/ports/1/gids/0", ibdev);
-	CHECK(strlen(buf) == 40 && buf[4] == ':', "gids/0 '%s'", buf);
-	CHECK(read_attr(buf, sizeof(buf),
+	VERIFY(strlen(buf) == 40 && buf[4] == ':', "gids/0 '%s'", buf);
+	VERIFY(read_attr(buf, sizeof(buf),
 		"/sys/class/infiniband/%s/ports/1/gid_attrs/types/15",
 		ibdev) == -ENODATA ||
 	      !strcmp(buf, "RoCE v2\n") || !strcmp(buf, "IB/RoCE v1\n"),
@@ -93,13 +92,13 @@ static void test_sysfs(void)
 		int n = 0;
 		struct dirent *e;
 
-		CHECK(d != NULL, "no %s", path);
+		VERIFY(d != NULL, "no %s", path);
 		while (d && (e = readdir(d)))
 			if (e->d_name[0] != '.')
 				n++;
 		if (d)
 			closedir(d);
-		CHECK(n == 1, "%s has %d entries", path, n);
+		VERIFY(n == 1, "%s has %d entries", path, n);
 	}
 }
 
@@ -111,12 +110,12 @@ static void test_objects(void)
 	void *buf = aligned_alloc(4096, 8192);
 
 	if (open_ctx(&c)) {
-		CHECK(0, "no context");
+		VERIFY(0, "no context");
 		return;
 	}
 	EXPECT(alloc_pd(&c, &pd), 0);
 	EXPECT(alloc_pd(&c, &pd2), 0);
-	CHECK(pd != pd2, "two PDs share handle %u", pd);
+	VERIFY(pd != pd2, "two PDs share handle %u", pd);
 	EXPECT(dealloc_pd(&c, 12345), -ENOENT);
 
 	/* CQs: limits and completion channels. */
@@ -137,9 +136,9 @@ static void test_objects(void)
 		struct pollfd p = { .fd = chan, .events = POLLIN };
 		struct ib_uverbs_comp_event_desc ev;
 
-		CHECK(poll(&p, 1, 0) == 0, "idle channel polls ready");
+		VERIFY(poll(&p, 1, 0) == 0, "idle channel polls ready");
 		fcntl(chan, F_SETFL, O_NONBLOCK);
-		CHECK(read(chan, &ev, sizeof(ev)) == -1 && errno == EAGAIN,
+		VERIFY(read(chan, &ev, sizeof(ev)) == -1 && errno == EAGAIN,
 		      "empty channel read: %m");
 	}
 	/* A channel of another context is refused. */
@@ -178,14 +177,14 @@ static void test_objects(void)
 		uint32_t ev = 99;
 
 		EXPECT(destroy_qp(&c, qp, &ev), 0);
-		CHECK(ev == 0, "QP events reported %u", ev);
+		VERIFY(ev == 0, "QP events reported %u", ev);
 	}
 	EXPECT(destroy_qp(&c, qp, NULL), -ENOENT);	/* stale */
 	{
 		struct ib_uverbs_destroy_cq_resp r = { 9, 9 };
 
 		EXPECT(destroy_cq(&c, cq, &r), 0);
-		CHECK(r.comp_events_reported == 0 &&
+		VERIFY(r.comp_events_reported == 0 &&
 		      r.async_events_reported == 0, "CQ events %u/%u",
 		      r.comp_events_reported, r.async_events_reported);
 	}
@@ -221,11 +220,11 @@ static void test_objects(void)
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_CREATE_SRQ, &req,
 			   sizeof(req), &resp, sizeof(resp)), 0);
 		srq = resp.r.srq_handle;
-		CHECK(resp.r.max_wr >= 16, "srq max_wr %u", resp.r.max_wr);
+		VERIFY(resp.r.max_wr >= 16, "srq max_wr %u", resp.r.max_wr);
 		q.srq_handle = srq;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_QUERY_SRQ, &q, sizeof(q),
 			   &qr, sizeof(qr)), 0);
-		CHECK(qr.max_wr >= 16, "query srq max_wr %u", qr.max_wr);
+		VERIFY(qr.max_wr >= 16, "query srq max_wr %u", qr.max_wr);
 		m.srq_handle = srq;
 		m.attr_mask = 1 << 2;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_MODIFY_SRQ, &m, sizeof(m),
@@ -325,7 +324,7 @@ static void test_objects(void)
 		req.comp_mask = 0;
 		EXPECT(ex_cmd(c.fd, IB_USER_VERBS_EX_CMD_CREATE_CQ, &req,
 			      sizeof(req), &resp, sizeof(resp)), 0);
-		CHECK(resp.response_length == sizeof(resp) &&
+		VERIFY(resp.response_length == sizeof(resp) &&
 		      resp.base.cqe >= 8, "ex cq: length %u cqe %u",
 		      resp.response_length, resp.base.cqe);
 		EXPECT(destroy_cq(&c, resp.base.cq_handle, NULL), 0);
@@ -415,7 +414,7 @@ static void test_objects(void)
 static const struct {
 	const char *name;
 	void (*fn)(void);
-	int by_default;
+	bool by_default;
 } sections[] = {
 	{ "sysfs", test_sysfs, 1 },
 	{ "hdr", test_hdr, 1 },
@@ -433,9 +432,12 @@ static const struct {
 	{ "disassoc", test_disassoc, 0 },
 };
 
+#define NSECTIONS ((int)(sizeof(sections) / sizeof(sections[0])))
+
 int main(int argc, char **argv)
 {
-	const char *only[16];
+	unsigned int passed = 0, failed = 0;
+	char *only[16];
 	int nonly = 0, opt, i, j;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -448,22 +450,29 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (find_device()) {
-		printf("SKIP: no uverbs device for %s\n", ibdev);
-		return 77;
+		printf("FAIL: no uverbs device for %s\n", ibdev);
+		return 1;
 	}
-	for (i = 0; i < (int)(sizeof(sections) / sizeof(sections[0])); i++) {
-		int run = !nonly && sections[i].by_default;
-		int before = failures;
+	for (j = 0; j < nonly; j++) {
+		for (i = 0; i < NSECTIONS && strcmp(sections[i].name, only[j]); i++)
+			;
+		if (i == NSECTIONS) {
+			printf("FAIL unknown section '%s'\n", only[j]);
+			return 1;
+		}
+	}
+	for (i = 0; i < NSECTIONS; i++) {
+		struct check_mark m = check_begin();
 
-		for (j = 0; j < nonly; j++)
-			run |= !strcmp(only[j], sections[i].name);
-		if (!run)
+		if (!check_wanted(sections[i].name, only, nonly,
+				  sections[i].by_default))
 			continue;
 		printf("== %s\n", sections[i].name);
 		sections[i].fn();
-		printf("== %s: %s\n", sections[i].name,
-		       failures == before ? "ok" : "FAILED");
+		if (check_end(sections[i].name, m, 0))
+			passed++;
+		else
+			failed++;
 	}
-	printf("%d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
+	return check_summary(passed, failed);
 }

@@ -56,18 +56,8 @@ void pair_destroy(struct pair *p)
 /* Counters of sysfs hw_counters move with traffic. */
 static int test_counters(struct ut_ctx *c)
 {
-	char path[256];
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/sent_pkts",
-		 c->dev_name);
-	f = fopen(path, "r");
-	CHECK(f, "%s: %s", path, strerror(errno));
-	CHECK(fscanf(f, "%llu", &v) == 1, "read %s", path);
-	fclose(f);
-	CHECK(v > 0, "sent_pkts is 0 after traffic");
+	CHECK(ut_counter(c, "sent_pkts") > 0, "sent_pkts is %lld after traffic",
+	      ut_counter(c, "sent_pkts"));
 	return 0;
 }
 

@@ -10,7 +10,6 @@
 #include <unistd.h>
 #include "hca_util.h"
 
-unsigned int ut_checks;
 
 int ut_open(struct ut_ctx *c, const char *dev_name, int gid_index)
 {
@@ -21,23 +20,23 @@ int ut_open(struct ut_ctx *c, const char *dev_name, int gid_index)
 	c->dev_name = dev_name;
 	c->gid_index = gid_index;
 	list = ibv_get_device_list(&n);
-	UT_SETUP(list, "get_device_list: %s", strerror(errno));
+	SETUP(list, "get_device_list: %s", strerror(errno));
 	for (i = 0; i < n; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
 			c->ctx = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
-	UT_SETUP(c->ctx, "cannot open %s", dev_name);
-	UT_SETUP(!ibv_query_gid(c->ctx, 1, gid_index, &c->gid), "query_gid");
+	SETUP(c->ctx, "cannot open %s", dev_name);
+	SETUP(!ibv_query_gid(c->ctx, 1, gid_index, &c->gid), "query_gid");
 	c->pd = ibv_alloc_pd(c->ctx);
 	c->ch = ibv_create_comp_channel(c->ctx);
 	c->cq = ibv_create_cq(c->ctx, 256, NULL, c->ch, 0);
-	UT_SETUP(c->pd && c->ch && c->cq, "pd/channel/cq: %s", strerror(errno));
+	SETUP(c->pd && c->ch && c->cq, "pd/channel/cq: %s", strerror(errno));
 	c->buf = aligned_alloc(4096, 2 * UT_BUF_SIZE);
-	UT_SETUP(c->buf, "alloc");
+	SETUP(c->buf, "alloc");
 	memset(c->buf, 0, 2 * UT_BUF_SIZE);
 	c->mr = ibv_reg_mr(c->pd, c->buf, 2 * UT_BUF_SIZE,
 			   IBV_ACCESS_LOCAL_WRITE | UT_ACCESS_REMOTE);
-	UT_SETUP(c->mr, "reg_mr: %s", strerror(errno));
+	SETUP(c->mr, "reg_mr: %s", strerror(errno));
 	return 0;
 }
 
@@ -60,7 +59,7 @@ int ut_init(struct ibv_qp *qp, unsigned int access)
 	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 
 	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	UT_SETUP(!ibv_modify_qp(qp, &a, mask), "to INIT: %s", strerror(errno));
+	SETUP(!ibv_modify_qp(qp, &a, mask), "to INIT: %s", strerror(errno));
 	return 0;
 }
 
@@ -126,16 +125,18 @@ int ut_rtr(struct ut_ctx *c, struct ibv_qp *qp, uint32_t dqpn)
 			IBV_QP_RQ_PSN;
 	if (qp->qp_type == IBV_QPT_RC)
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	UT_SETUP(!ibv_modify_qp(qp, &a, mask), "to RTR: %s", strerror(errno));
+	SETUP(!ibv_modify_qp(qp, &a, mask), "to RTR: %s", strerror(errno));
 	return 0;
 }
+
+uint8_t ut_ack_timeout = 10;
 
 int ut_rts(struct ibv_qp *qp, uint8_t retry_cnt, uint8_t rnr_retry)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTS,
 		.sq_psn = 100,
-		.timeout = 10,
+		.timeout = ut_ack_timeout,
 		.retry_cnt = retry_cnt,
 		.rnr_retry = rnr_retry,
 		.max_rd_atomic = 4,
@@ -145,7 +146,7 @@ int ut_rts(struct ibv_qp *qp, uint8_t retry_cnt, uint8_t rnr_retry)
 	if (qp->qp_type == IBV_QPT_RC)
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_MAX_QP_RD_ATOMIC;
-	UT_SETUP(!ibv_modify_qp(qp, &a, mask), "to RTS: %s", strerror(errno));
+	SETUP(!ibv_modify_qp(qp, &a, mask), "to RTS: %s", strerror(errno));
 	return 0;
 }
 
@@ -177,7 +178,7 @@ int ut_post_recv(struct ut_ctx *c, struct ibv_qp *qp, struct ibv_srq *srq,
 	int ret = srq ? ibv_post_srq_recv(srq, &wr, &bad)
 		      : ibv_post_recv(qp, &wr, &bad);
 
-	UT_SETUP(!ret, "post_recv: %s", strerror(ret));
+	SETUP(!ret, "post_recv: %s", strerror(ret));
 	return 0;
 }
 
@@ -209,7 +210,7 @@ int ut_post(struct ut_ctx *c, struct ibv_qp *qp, const struct ut_send *s)
 		wr.wr.rdma.rkey = s->rkey;
 	}
 	ret = ibv_post_send(qp, &wr, &bad);
-	UT_SETUP(!ret, "post_send: %s", strerror(ret));
+	SETUP(!ret, "post_send: %s", strerror(ret));
 	return 0;
 }
 
@@ -424,6 +425,24 @@ void ut_drain_cq(struct ut_ctx *c)
 		;
 }
 
+long long ut_counter(struct ut_ctx *c, const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", c->dev_name,
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 void ut_settle(struct ut_ctx *c)
 {
 	enum ibv_event_type t;
@@ -434,19 +453,11 @@ void ut_settle(struct ut_ctx *c)
 		;
 }
 
-static void summary(unsigned int passed, unsigned int failed,
-		    unsigned int checks)
-{
-	/* Not "N passed, N failed" alone: that line is the test runner's. */
-	printf("sections: %u passed, %u failed; %u checks\n", passed, failed,
-	       checks);
-}
-
 int ut_main(int argc, char **argv, const struct ut_test *tests, unsigned int n)
 {
 	const char *dev_name = "mlx_hw0";
-	unsigned int i, checks, total = 0, passed = 0, failures = 0;
-	int gid_index = 1, opt, j, run;
+	unsigned int i, passed = 0, failed = 0;
+	int gid_index = 1, opt, j;
 	struct ut_ctx c;
 
 	while ((opt = getopt(argc, argv, "d:g:")) != -1) {
@@ -457,28 +468,27 @@ int ut_main(int argc, char **argv, const struct ut_test *tests, unsigned int n)
 		else
 			return 2;
 	}
+	for (j = optind; j < argc; j++) {
+		for (i = 0; i < n && strcmp(tests[i].name, argv[j]); i++)
+			;
+		if (i == n) {
+			printf("FAIL unknown section '%s'\n", argv[j]);
+			return 1;
+		}
+	}
 	if (ut_open(&c, dev_name, gid_index))
 		return 1;
 	for (i = 0; i < n; i++) {
-		run = optind == argc;
-		for (j = optind; j < argc; j++)
-			run |= !strcmp(argv[j], tests[i].name);
-		if (!run)
+		struct check_mark m = check_begin();
+
+		if (!check_wanted(tests[i].name, argv + optind, argc - optind,
+				  true))
 			continue;
-		checks = ut_checks;
-		if (tests[i].fn(&c)) {
-			printf("FAIL %s (%u checks)\n", tests[i].name,
-			       ut_checks - checks);
-			failures++;
-		} else {
-			printf("PASS %s (%u checks)\n", tests[i].name,
-			       ut_checks - checks);
+		if (check_end(tests[i].name, m, tests[i].fn(&c)))
 			passed++;
-		}
-		total += ut_checks - checks;
-		fflush(stdout);
+		else
+			failed++;
 		ut_settle(&c);
 	}
-	summary(passed, failures, total);
-	return failures ? 1 : 0;
+	return check_summary(passed, failed);
 }

@@ -14,29 +14,7 @@
 #include <stdio.h>
 #include <infiniband/verbs.h>
 
-/*
- * CHECK is an assertion of a test: ut_checks counts every one evaluated, so
- * that a run reports how many assertions each section made.  UT_SETUP is a
- * step that only prepares one (open, create, connect, post): it fails the
- * same way but is not counted.
- */
-extern unsigned int ut_checks;
-
-#define UT_SETUP(cond, ...)                                                    \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);   \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-			return -1;                                             \
-		}                                                              \
-	} while (0)
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		ut_checks++;                                                   \
-		UT_SETUP(cond, __VA_ARGS__);                                   \
-	} while (0)
+#include "check.h"
 
 #define UT_BUF_SIZE (1 << 20) /* each half of ut_ctx.buf */
 #define UT_SRC 0	      /* offsets into ut_ctx.buf */
@@ -74,7 +52,11 @@ struct ibv_qp *ut_qp(struct ut_ctx *c, enum ibv_qp_type type,
 		     struct ibv_srq *srq, unsigned int access);
 /* INIT -> RTR towards @dqpn (rnr timer code 1, MTU 1024); UD: state only. */
 int ut_rtr(struct ut_ctx *c, struct ibv_qp *qp, uint32_t dqpn);
-/* RTR -> RTS with @retry_cnt and @rnr_retry. */
+/*
+ * RTR -> RTS with @retry_cnt and @rnr_retry, and the ACK timeout code
+ * ut_ack_timeout (default 10, 4 ms: loopback answers at once).
+ */
+extern uint8_t ut_ack_timeout;
 int ut_rts(struct ibv_qp *qp, uint8_t retry_cnt, uint8_t rnr_retry);
 /* Both QPs INIT -> RTR -> RTS towards each other. */
 int ut_connect(struct ut_ctx *c, struct ibv_qp *a, struct ibv_qp *b,
@@ -149,14 +131,16 @@ int ut_expect_event(struct ut_ctx *c, enum ibv_event_type type,
 int ut_wait_event(struct ut_ctx *c, enum ibv_event_type type);
 /* No async event (but port/GID events) for @ms milliseconds. */
 int ut_no_event(struct ut_ctx *c, int ms);
+/* Port 1's hw counter @name (docs/prm.md 12), or -1 if unreadable. */
+long long ut_counter(struct ut_ctx *c, const char *name);
 /* Empties the CQ, after 20 ms for completions on their way. */
 void ut_drain_cq(struct ut_ctx *c);
 /* Empties the CQ and the async event queue. */
 void ut_settle(struct ut_ctx *c);
 
 /*
- * Runs the named tests (all without names), each reported as PASS or FAIL
- * with the number of checks it made; exit status for main().
+ * Runs the named sections (all without names) as check.h sections, the
+ * device settled after each; an unknown name fails.  Exit status for main().
  */
 struct ut_test {
 	const char *name;

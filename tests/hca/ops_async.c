@@ -78,7 +78,7 @@ int test_srq_resize(struct ut_ctx *c)
 	if (pair_create(c, &p, IBV_QPT_RC, true, 7)) /* SRQ of 64 */
 		return -1;
 	for (i = 0; i < 40; i++)
-		UT_SETUP(!ut_post_recv(c, NULL, p.srq, UT_DST + i * 64, 64,
+		SETUP(!ut_post_recv(c, NULL, p.srq, UT_DST + i * 64, 64,
 				       1000 + i), "post_recv %d", i);
 	sa.max_wr = 16;
 	CHECK(ibv_modify_srq(p.srq, &sa, IBV_SRQ_MAX_WR) == EINVAL,
@@ -92,7 +92,7 @@ int test_srq_resize(struct ut_ctx *c)
 		CHECK(!ut_post_recv(c, NULL, p.srq, UT_DST + i * 64, 64,
 				    1000 + i), "post_recv %d of 190", i);
 	for (i = 0; i < 190; i++) {
-		UT_SETUP(!ut_post_send(c, p.a, IBV_WR_SEND, UT_SRC, 8, i, 0, 0),
+		SETUP(!ut_post_send(c, p.a, IBV_WR_SEND, UT_SRC, 8, i, 0, 0),
 			 "post_send %d", i);
 		if (ut_poll_two(c, i, 1000 + i, &wc, &rwc))
 			return -1;
@@ -119,7 +119,7 @@ int test_srq_resize(struct ut_ctx *c)
 		CHECK(ibv_post_srq_recv(p.srq, &wr, &bad) == ENOMEM,
 		      "a 33rd WQE fit in an SRQ of 32");
 	}
-	UT_SETUP(!ut_post_send(c, p.a, IBV_WR_SEND, UT_SRC, 8, 500, 0, 0),
+	SETUP(!ut_post_send(c, p.a, IBV_WR_SEND, UT_SRC, 8, 500, 0, 0),
 		 "post_send");
 	if (ut_poll_two(c, 500, 2000, &wc, &rwc))
 		return -1;

@@ -140,13 +140,20 @@ int test_dereg_waiting(struct ut_ctx *c)
 			   *bad;
 	struct timespec t0, t1;
 	struct pair p;
+	long long rnr;
+	int i;
 
 	CHECK(mr, "reg_mr");
 	sge.lkey = mr->lkey;
 	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
 		return -1;
+	rnr = ut_counter(c, "rcvd_rnr_err");
+	SETUP(rnr >= 0, "no rcvd_rnr_err counter");
 	CHECK(!ibv_post_send(p.a, &wr, &bad), "post");
-	usleep(20000); /* RNR NAKed, waiting */
+	/* Deregister only once the SEND was RNR NAKed and waits to resume. */
+	for (i = 0; i < 500 && ut_counter(c, "rcvd_rnr_err") == rnr; i++)
+		usleep(10000);
+	CHECK(ut_counter(c, "rcvd_rnr_err") > rnr, "no RNR NAK in 5 s");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CHECK(!ibv_dereg_mr(mr), "dereg_mr: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t1);

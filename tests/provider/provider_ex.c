@@ -6,7 +6,7 @@
  * poisoned batches), queue-full handling, owner-bit wrap of a small CQ,
  * SRQ ring wrap, UD with a userspace AH, and solicited-only arming.
  *
- *   provider_ex [-d DEV] [-g GID_INDEX]        exit 0 iff all passed
+ *   provider_ex [-d DEV] [-g GID_INDEX] [SECTION...]  exit 0 iff all passed
  *   provider_ex [-d DEV] [-g GID_INDEX] -s N   stream N RDMA WRITEs
  */
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
+#include "check.h"
 
 #define BUF	65536
 #define QKEY	0x1234
@@ -26,9 +27,6 @@
 static const char *dev_name = "mlx_hw0";
 static int gid_index = 1;
 
-#define CHECK(c, ...) do { if (!(c)) {					\
-	fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);		\
-	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); return -1; } } while (0)
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -157,8 +155,9 @@ static int expect_empty(struct ibv_cq_ex *cq)
 	return ibv_start_poll(cq, &attr) == ENOENT ? 0 : -1;
 }
 
-static int test_cq_ex_flags(void)
+static int test_cq_ex_flags(void *arg)
 {
+	(void)arg;
 	struct ibv_cq_init_attr_ex a = {
 		.cqe = 4, .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
 	};
@@ -170,8 +169,9 @@ static int test_cq_ex_flags(void)
 }
 
 /* One wr_start/wr_complete batch of three requests, checked in order. */
-static int test_wr_batch(void)
+static int test_wr_batch(void *arg)
 {
+	(void)arg;
 	struct ibv_cq_ex *cq = cq_ex(16, NULL);
 	struct ibv_qp *a, *b;
 	struct ibv_qp_ex *x;
@@ -259,8 +259,9 @@ static int test_wr_batch(void)
 }
 
 /* A send list one longer than the SQ fails at its last element. */
-static int test_sq_full(void)
+static int test_sq_full(void *arg)
 {
+	(void)arg;
 	struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	struct ibv_send_wr wr[65], *bad = NULL;
 	struct ibv_sge sge = { (uintptr_t)buf, 8, mr->lkey };
@@ -350,8 +351,21 @@ static int test_wrap(int use_srq)
 }
 
 /* UD through a userspace AH and wr_set_ud_addr; the GRH comes first. */
-static int test_ud(void)
+static int test_wrap_cq(void *arg)
 {
+	(void)arg;
+	return test_wrap(0);
+}
+
+static int test_wrap_srq(void *arg)
+{
+	(void)arg;
+	return test_wrap(1);
+}
+
+static int test_ud(void *arg)
+{
+	(void)arg;
 	struct ibv_cq_ex *cq = cq_ex(8, NULL);
 	struct ibv_ah_attr aa = {
 		.is_global = 1, .port_num = 1,
@@ -397,8 +411,9 @@ static int test_ud(void)
 }
 
 /* Solicited-only arming ignores an unsolicited receive, fires on one. */
-static int test_solicited(void)
+static int test_solicited(void *arg)
 {
+	(void)arg;
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
 	struct ibv_cq *cq = ch ? ibv_create_cq(ctx, 8, NULL, ch, 0) : NULL;
 	struct ibv_cq *scq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
@@ -514,18 +529,17 @@ static int stream(unsigned int n)
 
 int main(int argc, char *argv[])
 {
-	static const struct {
-		const char *name;
-		int (*fn)(void);
-	} tests[] = {
-		{ "cq_ex_flags", test_cq_ex_flags },
-		{ "wr_batch", test_wr_batch },
-		{ "sq_full", test_sq_full },
-		{ "ud", test_ud },
-		{ "solicited", test_solicited },
+	static const struct check_section tests[] = {
+		{ "cq_ex_flags", test_cq_ex_flags, true },
+		{ "wr_batch", test_wr_batch, true },
+		{ "sq_full", test_sq_full, true },
+		{ "wrap", test_wrap_cq, true },
+		{ "wrap_srq", test_wrap_srq, true },
+		{ "ud", test_ud, true },
+		{ "solicited", test_solicited, true },
 	};
 	struct ibv_device **list;
-	int opt, i, failed = 0, passed = 0, n_stream = 0;
+	int opt, i, ret, n_stream = 0;
 
 	while ((opt = getopt(argc, argv, "d:g:s:")) != -1) {
 		if (opt == 'd')
@@ -558,22 +572,11 @@ int main(int argc, char *argv[])
 	}
 	if (n_stream > 0)
 		return stream(n_stream) ? 1 : 0;
-	for (i = 0; i < (int)(sizeof(tests) / sizeof(tests[0])); i++) {
-		int ret = tests[i].fn();
-
-		printf("%s %s\n", ret ? "FAIL" : "ok  ", tests[i].name);
-		ret ? failed++ : passed++;
-	}
-	for (i = 0; i < 2; i++) {
-		int ret = test_wrap(i);
-
-		printf("%s wrap%s\n", ret ? "FAIL" : "ok  ", i ? "_srq" : "");
-		ret ? failed++ : passed++;
-	}
-	printf("%d passed, %d failed\n", passed, failed);
+	ret = check_run(tests, sizeof(tests) / sizeof(tests[0]), argv + optind,
+			argc - optind, NULL, NULL);
 	ibv_dereg_mr(mr);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	free(buf);
-	return failed ? 1 : 0;
+	return ret;
 }

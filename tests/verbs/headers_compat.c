@@ -19,6 +19,7 @@
 #include <time.h>
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
+#include "check.h"
 
 /* Prove at build time which header set this variant was compiled with. */
 #if defined(HEADERS_DEBIAN) && __has_include(<infiniband/ibx_driver.h>)
@@ -31,9 +32,6 @@
 #define BUF	4096
 #define MSG	"header-compat message"
 
-#define CHECK(c, ...) do { if (!(c)) {					\
-	fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);		\
-	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); exit(1); } } while (0)
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -51,7 +49,7 @@ static void print_device(struct ibv_device *dev)
 	       ibv_get_device_name(dev), ibv_get_device_index(dev),
 	       dev->node_type, dev->transport_type);
 	memset(&ex, 0xa5, sizeof(ex));
-	CHECK(!ibv_query_device_ex(ctx, NULL, &ex), "query_device_ex");
+	REQUIRE(!ibv_query_device_ex(ctx, NULL, &ex), "query_device_ex");
 	printf("fw %s guid %016" PRIx64 " sysguid %016" PRIx64 "\n", a->fw_ver,
 	       be64toh(a->node_guid), be64toh(a->sys_image_guid));
 	printf("max_mr_size %" PRIu64 " page_size_cap %" PRIx64
@@ -83,7 +81,7 @@ static void print_port(void)
 
 	/* ibv_query_port is inline: it passes this header's struct size. */
 	memset(&p, 0xa5, sizeof(p));
-	CHECK(!ibv_query_port(ctx, 1, &p), "query_port");
+	REQUIRE(!ibv_query_port(ctx, 1, &p), "query_port");
 	printf("port state %d mtu %d/%d gids %d cap %08x cap2 %04x msg %u\n",
 	       p.state, p.max_mtu, p.active_mtu, p.gid_tbl_len,
 	       p.port_cap_flags, p.port_cap_flags2, p.max_msg_sz);
@@ -92,10 +90,10 @@ static void print_port(void)
 	       p.active_width, p.active_speed, p.phys_state, p.link_layer,
 	       p.flags);
 
-	CHECK(!ibv_query_gid(ctx, 1, gid_index, &gid), "query_gid");
+	REQUIRE(!ibv_query_gid(ctx, 1, gid_index, &gid), "query_gid");
 	memset(&ge, 0xa5, sizeof(ge));
-	CHECK(!ibv_query_gid_ex(ctx, 1, gid_index, &ge, 0), "query_gid_ex");
-	CHECK(!memcmp(&ge.gid, &gid, sizeof(gid)), "gid_ex differs");
+	REQUIRE(!ibv_query_gid_ex(ctx, 1, gid_index, &ge, 0), "query_gid_ex");
+	REQUIRE(!memcmp(&ge.gid, &gid, sizeof(gid)), "gid_ex differs");
 	printf("gid[%u] %08x%08x%08x%08x type %u port %u\n", ge.gid_index,
 	       ntohl(*(uint32_t *)&gid.raw[0]), ntohl(*(uint32_t *)&gid.raw[4]),
 	       ntohl(*(uint32_t *)&gid.raw[8]), ntohl(*(uint32_t *)&gid.raw[12]),
@@ -121,8 +119,8 @@ static struct ibv_qp *create_qp(struct ibv_cq *cq)
 	};
 	struct ibv_qp *qp = ibv_create_qp_ex(ctx, &a);
 
-	CHECK(qp, "create_qp_ex: %s", strerror(errno));
-	CHECK(!ibv_modify_qp(qp, &m, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	REQUIRE(qp, "create_qp_ex: %s", strerror(errno));
+	REQUIRE(!ibv_modify_qp(qp, &m, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "INIT");
 	return qp;
 }
@@ -138,7 +136,7 @@ static void connect_qp(struct ibv_qp *qp, uint32_t dqpn)
 				      .hop_limit = 1 } },
 	};
 
-	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+	REQUIRE(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
 			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER),
 	      "RTR");
@@ -148,7 +146,7 @@ static void connect_qp(struct ibv_qp *qp, uint32_t dqpn)
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
-	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+	REQUIRE(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
 			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC), "RTS");
 }
@@ -159,7 +157,7 @@ static void print_qp(struct ibv_qp *qp)
 	struct ibv_qp_init_attr i;
 
 	memset(&a, 0xa5, sizeof(a));
-	CHECK(!ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_CAP | IBV_QP_AV |
+	REQUIRE(!ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_CAP | IBV_QP_AV |
 			    IBV_QP_PATH_MTU | IBV_QP_TIMEOUT, &i), "query_qp");
 	printf("qp state %d mtu %d psn %u/%u timeout %u retry %u/%u rd %u/%u "
 	       "cap %u/%u/%u/%u/%u sgid %u hop %u type %d sig %d\n",
@@ -189,25 +187,25 @@ static void poll_n(struct ibv_comp_channel *ch, struct ibv_cq_ex *cq, int n,
 	char lines[8][160];
 	int got = 0, ret, i;
 
-	CHECK(n <= 8, "too many");
+	REQUIRE(n <= 8, "too many");
 
 	while (got < n) {
 		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
 		struct ibv_cq *ev_cq;
 		void *ev_ctx;
 
-		CHECK(time(NULL) <= end, "%d of %d completions", got, n);
+		REQUIRE(time(NULL) <= end, "%d of %d completions", got, n);
 		ret = ibv_start_poll(cq, &attr);
 		if (ret == ENOENT) {
-			CHECK(poll(&pfd, 1, 20000) == 1, "no completion event");
-			CHECK(!ibv_get_cq_event(ch, &ev_cq, &ev_ctx) &&
+			REQUIRE(poll(&pfd, 1, 20000) == 1, "no completion event");
+			REQUIRE(!ibv_get_cq_event(ch, &ev_cq, &ev_ctx) &&
 			      ev_cq == ibv_cq_ex_to_cq(cq) && ev_ctx == buf,
 			      "get_cq_event");
 			ibv_ack_cq_events(ev_cq, 1);
-			CHECK(!ibv_req_notify_cq(ev_cq, 0), "rearm");
+			REQUIRE(!ibv_req_notify_cq(ev_cq, 0), "rearm");
 			continue;
 		}
-		CHECK(!ret, "start_poll %d", ret);
+		REQUIRE(!ret, "start_poll %d", ret);
 		do {
 			uint32_t flags = ibv_wc_read_wc_flags(cq);
 
@@ -234,7 +232,7 @@ static void post_recv(struct ibv_qp *qp, uint32_t off, uint64_t id)
 	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
 	struct ibv_recv_wr *bad;
 
-	CHECK(!ibv_post_recv(qp, &wr, &bad), "post_recv");
+	REQUIRE(!ibv_post_recv(qp, &wr, &bad), "post_recv");
 }
 
 static void traffic(void)
@@ -250,10 +248,10 @@ static void traffic(void)
 	struct ibv_sge sge;
 	struct ibv_send_wr wr = {}, *bad;
 
-	CHECK(ch, "comp_channel");
+	REQUIRE(ch, "comp_channel");
 	cq = ibv_create_cq_ex(ctx, &ca);
-	CHECK(cq, "create_cq_ex: %s", strerror(errno));
-	CHECK(!ibv_req_notify_cq(ibv_cq_ex_to_cq(cq), 0), "arm");
+	REQUIRE(cq, "create_cq_ex: %s", strerror(errno));
+	REQUIRE(!ibv_req_notify_cq(ibv_cq_ex_to_cq(cq), 0), "arm");
 	a = create_qp(ibv_cq_ex_to_cq(cq));
 	b = create_qp(ibv_cq_ex_to_cq(cq));
 	connect_qp(a, b->qp_num);
@@ -267,14 +265,14 @@ static void traffic(void)
 	wr = (struct ibv_send_wr){ .wr_id = 1, .sg_list = &sge, .num_sge = 1,
 				   .opcode = IBV_WR_SEND,
 				   .send_flags = IBV_SEND_SIGNALED };
-	CHECK(!ibv_post_send(a, &wr, &bad), "post_send");
+	REQUIRE(!ibv_post_send(a, &wr, &bad), "post_send");
 	poll_n(ch, cq, 2, b);
-	CHECK(!memcmp(buf + 1024, MSG, sizeof(MSG)), "SEND data");
+	REQUIRE(!memcmp(buf + 1024, MSG, sizeof(MSG)), "SEND data");
 
 	/* RDMA WRITE with immediate and RDMA READ through ibv_wr_*. */
 	post_recv(b, 3072, 11);
 	x = ibv_qp_to_qp_ex(a);
-	CHECK(x, "qp_to_qp_ex");
+	REQUIRE(x, "qp_to_qp_ex");
 	ibv_wr_start(x);
 	x->wr_id = 2;
 	x->wr_flags = IBV_SEND_SIGNALED;
@@ -284,14 +282,14 @@ static void traffic(void)
 	x->wr_id = 3;
 	ibv_wr_rdma_read(x, mr->rkey, (uintptr_t)buf + 2048);
 	ibv_wr_set_sge(x, mr->lkey, (uintptr_t)buf + 2560, sizeof(MSG));
-	CHECK(!ibv_wr_complete(x), "wr_complete");
+	REQUIRE(!ibv_wr_complete(x), "wr_complete");
 	poll_n(ch, cq, 3, b);
-	CHECK(!memcmp(buf + 2048, MSG, sizeof(MSG)) &&
+	REQUIRE(!memcmp(buf + 2048, MSG, sizeof(MSG)) &&
 	      !memcmp(buf + 2560, MSG, sizeof(MSG)), "WRITE/READ data");
 
-	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy_qp");
-	CHECK(!ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), "destroy_cq");
-	CHECK(!ibv_destroy_comp_channel(ch), "destroy_comp_channel");
+	REQUIRE(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy_qp");
+	REQUIRE(!ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), "destroy_cq");
+	REQUIRE(!ibv_destroy_comp_channel(ch), "destroy_comp_channel");
 }
 
 int main(int argc, char **argv)
@@ -299,30 +297,30 @@ int main(int argc, char **argv)
 	struct ibv_device **list, *dev = NULL;
 	int i, n;
 
-	CHECK(argc == 3, "usage: %s DEVICE GID_INDEX", argv[0]);
+	REQUIRE(argc == 3, "usage: %s DEVICE GID_INDEX", argv[0]);
 	gid_index = atoi(argv[2]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	list = ibv_get_device_list(&n);
-	CHECK(list, "get_device_list");
+	REQUIRE(list, "get_device_list");
 	for (i = 0; i < n; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
 			dev = list[i];
-	CHECK(dev, "no device %s", argv[1]);
+	REQUIRE(dev, "no device %s", argv[1]);
 	ctx = ibv_open_device(dev);
-	CHECK(ctx, "open_device");
+	REQUIRE(ctx, "open_device");
 	print_device(dev);
 	print_port();
 
 	pd = ibv_alloc_pd(ctx);
 	buf = calloc(1, BUF);
-	CHECK(pd && buf, "alloc_pd");
+	REQUIRE(pd && buf, "alloc_pd");
 	mr = ibv_reg_mr(pd, buf, BUF, IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-	CHECK(mr && mr->length == BUF && mr->addr == buf, "reg_mr");
+	REQUIRE(mr && mr->length == BUF && mr->addr == buf, "reg_mr");
 	traffic();
 
-	CHECK(!ibv_dereg_mr(mr) && !ibv_dealloc_pd(pd), "dereg/dealloc");
-	CHECK(!ibv_close_device(ctx), "close_device");
+	REQUIRE(!ibv_dereg_mr(mr) && !ibv_dealloc_pd(pd), "dereg/dealloc");
+	REQUIRE(!ibv_close_device(ctx), "close_device");
 	ibv_free_device_list(list);
 	free(buf);
 	printf("done\n");

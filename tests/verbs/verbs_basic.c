@@ -10,18 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/verbs.h>
-
-static int failures;
-
-#define CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);			\
-			fputc('\n', stderr);				\
-			failures++;					\
-		}							\
-	} while (0)
+#include "check.h"
 
 static uint16_t csum16(const uint8_t *p, int len)
 {
@@ -49,13 +38,13 @@ static void check_ah_from_wc(struct ibv_context *ctx)
 	struct ibv_grh *grh = (struct ibv_grh *)buf;
 	int ret;
 
-	CHECK(ibv_query_gid(ctx, 1, 0, &gid0) == 0, "query gid 0");
+	VERIFY(ibv_query_gid(ctx, 1, 0, &gid0) == 0, "query gid 0");
 	memset(buf, 0, sizeof(buf));
 	grh->version_tclass_flow = htobe32(6u << 28 | 0x12u << 20 | 0x345);
 	grh->dgid = gid0;
 	memset(grh->sgid.raw, 0xab, 16);
 	ret = ibv_init_ah_from_wc(ctx, 1, &wc, grh, &ah);
-	CHECK(ret == 0 && ah.is_global && ah.grh.sgid_index == 0 &&
+	VERIFY(ret == 0 && ah.is_global && ah.grh.sgid_index == 0 &&
 	      ah.grh.flow_label == 0x345 && ah.grh.traffic_class == 0x12 &&
 	      ah.grh.dgid.raw[0] == 0xab && ah.port_num == 1,
 	      "init_ah_from_wc IPv6 ret %d idx %d", ret, ah.grh.sgid_index);
@@ -78,14 +67,14 @@ static void check_ah_from_wc(struct ibv_context *ctx)
 		buf[31] = c & 0xff;
 	}
 	ret = ibv_init_ah_from_wc(ctx, 1, &wc, grh, &ah);
-	CHECK(ret == 0 && ah.is_global && ah.grh.sgid_index == 1 &&
+	VERIFY(ret == 0 && ah.is_global && ah.grh.sgid_index == 1 &&
 	      ah.grh.traffic_class == 0x08 && ah.grh.dgid.raw[11] == 0xff &&
 	      ah.grh.dgid.raw[15] == 5,
 	      "init_ah_from_wc IPv4 ret %d idx %d", ret, ah.grh.sgid_index);
 
 	wc.wc_flags = 0;
 	ret = ibv_init_ah_from_wc(ctx, 1, &wc, grh, &ah);
-	CHECK(ret == 0 && !ah.is_global, "init_ah_from_wc without GRH");
+	VERIFY(ret == 0 && !ah.is_global, "init_ah_from_wc without GRH");
 }
 
 int main(int argc, char **argv)
@@ -105,15 +94,15 @@ int main(int argc, char **argv)
 	char *buf;
 	int n, ret;
 
-	CHECK(ibv_fork_init() == 0, "ibv_fork_init");
-	CHECK(ibv_is_fork_initialized() == IBV_FORK_ENABLED, "fork status");
+	VERIFY(ibv_fork_init() == 0, "ibv_fork_init");
+	VERIFY(ibv_is_fork_initialized() == IBV_FORK_ENABLED, "fork status");
 
 	list = ibv_get_device_list(&n);
 	if (!list || n < 1) {
 		fprintf(stderr, "no device (%s)\n", strerror(errno));
 		return 1;
 	}
-	CHECK(list[n] == NULL, "list not NULL terminated");
+	VERIFY(list[n] == NULL, "list not NULL terminated");
 	printf("device %s guid %016llx\n", ibv_get_device_name(list[0]),
 	       (unsigned long long)be64toh(ibv_get_device_guid(list[0])));
 
@@ -124,59 +113,61 @@ int main(int argc, char **argv)
 	}
 	ibv_free_device_list(list);
 
-	CHECK(verbs_get_ctx(ctx) != NULL, "context is not extended");
+	VERIFY(verbs_get_ctx(ctx) != NULL, "context is not extended");
 	ret = ibv_query_device(ctx, &dattr);
-	CHECK(ret == 0 && dattr.phys_port_cnt >= 1, "query_device %d", ret);
+	VERIFY(ret == 0 && dattr.phys_port_cnt >= 1, "query_device %d", ret);
 	ret = ibv_query_device_ex(ctx, NULL, &xattr);
-	CHECK(ret == 0 && xattr.orig_attr.max_qp == dattr.max_qp,
+	VERIFY(ret == 0 && xattr.orig_attr.max_qp == dattr.max_qp,
 	      "query_device_ex %d", ret);
 	ret = ibv_query_port(ctx, 1, &pattr);
-	CHECK(ret == 0 && pattr.state == IBV_PORT_ACTIVE, "query_port %d", ret);
-	CHECK(ibv_query_gid(ctx, 1, 0, &gid) == 0, "query_gid");
+	VERIFY(ret == 0 && pattr.state == IBV_PORT_ACTIVE, "query_port %d", ret);
+	VERIFY(ibv_query_gid(ctx, 1, 0, &gid) == 0, "query_gid");
 	check_ah_from_wc(ctx);
 
 	pd = ibv_alloc_pd(ctx);
-	CHECK(pd && pd->context == ctx, "alloc_pd");
+	VERIFY(pd && pd->context == ctx, "alloc_pd");
 	if (!pd)
 		return 1;
 
 	buf = aligned_alloc(4096, 3 * 4096);
 	mr = ibv_reg_mr(pd, buf, 2 * 4096, IBV_ACCESS_LOCAL_WRITE);
-	CHECK(mr && mr->addr == buf && mr->length == 2 * 4096 &&
+	VERIFY(mr && mr->addr == buf && mr->length == 2 * 4096 &&
 	      mr->pd == pd, "reg_mr");
 	/* Overlapping registration: fork protection is counted per page. */
 	mr2 = ibv_reg_mr(pd, buf + 4096, 2 * 4096,
 			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING);
-	CHECK(mr2 != NULL, "reg_mr overlapping with optional flag");
-	CHECK(mr && ibv_dereg_mr(mr) == 0, "dereg_mr");
-	CHECK(mr2 && ibv_dereg_mr(mr2) == 0, "dereg_mr 2");
+	VERIFY(mr2 != NULL, "reg_mr overlapping with optional flag");
+	VERIFY(mr && ibv_dereg_mr(mr) == 0, "dereg_mr");
+	VERIFY(mr2 && ibv_dereg_mr(mr2) == 0, "dereg_mr 2");
 
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	CHECK(cq && cq->context == ctx && cq->cqe >= 16, "create_cq");
+	VERIFY(cq && cq->context == ctx && cq->cqe >= 16, "create_cq");
 	if (cq) {
-		CHECK(ibv_poll_cq(cq, 1, &wc) == 0, "poll empty cq");
-		CHECK(ibv_destroy_cq(cq) == 0, "destroy_cq");
+		VERIFY(ibv_poll_cq(cq, 1, &wc) == 0, "poll empty cq");
+		VERIFY(ibv_destroy_cq(cq) == 0, "destroy_cq");
 	}
-	CHECK(ibv_create_cq(ctx, 0, NULL, NULL, 0) == NULL && errno == EINVAL,
+	VERIFY(ibv_create_cq(ctx, 0, NULL, NULL, 0) == NULL && errno == EINVAL,
 	      "create_cq with 0 entries");
 
 	/* Optional verbs: either they work or they fail cleanly. */
 	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
-	CHECK(mw || errno, "alloc_mw failed without errno");
+	VERIFY(mw || errno, "alloc_mw failed without errno");
 	if (mw)
-		CHECK(ibv_dealloc_mw(mw) == 0, "dealloc_mw");
+		VERIFY(ibv_dealloc_mw(mw) == 0, "dealloc_mw");
 	xrcd = ibv_open_xrcd(ctx, &(struct ibv_xrcd_init_attr){});
-	CHECK(!xrcd && errno, "open_xrcd without attributes must fail");
-	CHECK(ibv_dealloc_pd(pd) == 0, "dealloc_pd");
+	VERIFY(!xrcd && errno, "open_xrcd without attributes must fail");
+	VERIFY(ibv_dealloc_pd(pd) == 0, "dealloc_pd");
 	free(buf);
 
-	CHECK(strcmp(ibv_wc_status_str(IBV_WC_SUCCESS), "success") == 0,
+	VERIFY(strcmp(ibv_wc_status_str(IBV_WC_SUCCESS), "success") == 0,
 	      "wc_status_str");
-	CHECK(ibv_rate_to_mult(IBV_RATE_10_GBPS) == 4, "rate_to_mult");
-	CHECK(mult_to_ibv_rate(4) == IBV_RATE_10_GBPS, "mult_to_rate");
-	CHECK(ibv_rate_to_mbps(IBV_RATE_100_GBPS) == 103125, "rate_to_mbps");
+	VERIFY(ibv_rate_to_mult(IBV_RATE_10_GBPS) == 4, "rate_to_mult");
+	VERIFY(mult_to_ibv_rate(4) == IBV_RATE_10_GBPS, "mult_to_rate");
+	VERIFY(ibv_rate_to_mbps(IBV_RATE_100_GBPS) == 103125, "rate_to_mbps");
 
-	CHECK(ibv_close_device(ctx) == 0, "close");
-	printf("%s\n", failures ? "FAILED" : "PASSED");
-	return failures ? 1 : 0;
+	VERIFY(ibv_close_device(ctx) == 0, "close");
+	printf("%s: %u checks, %u failed\n",
+	       check_failures || !check_count ? "FAILED" : "PASSED",
+	       check_count, check_failures);
+	return check_failures || !check_count ? 1 : 0;
 }

@@ -22,23 +22,14 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <infiniband/verbs.h>
+#include "check.h"
 
 #define DOMAIN_FILE	"/tmp/xrc-test-domain"
 #define KILL_FILE	"/tmp/xrc-test-kill"
 #define MSG_LEN		3000	/* three packets at MTU 1024 */
 #define GID_INDEX	1
 
-static const char *who = "parent";
 
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "FAIL (%s) %s:%d: ", who, __func__,	\
-			__LINE__);					\
-		fprintf(stderr, __VA_ARGS__);				\
-		fprintf(stderr, " (errno %d)\n", errno);		\
-		exit(1);						\
-	}								\
-} while (0)
 
 struct msg {
 	int op;
@@ -49,15 +40,15 @@ static void send_msg(int fd, int op, uint32_t val)
 {
 	struct msg m = { .op = op, .val = val };
 
-	CHECK(write(fd, &m, sizeof(m)) == sizeof(m), "pipe write");
+	REQUIRE(write(fd, &m, sizeof(m)) == sizeof(m), "pipe write");
 }
 
 static uint32_t recv_msg(int fd, int op)
 {
 	struct msg m;
 
-	CHECK(read(fd, &m, sizeof(m)) == sizeof(m), "pipe read (peer died?)");
-	CHECK(m.op == op, "expected message %d, got %d", op, m.op);
+	REQUIRE(read(fd, &m, sizeof(m)) == sizeof(m), "pipe read (peer died?)");
+	REQUIRE(m.op == op, "expected message %d, got %d", op, m.op);
 	return m.val;
 }
 
@@ -67,12 +58,12 @@ static struct ibv_context *open_dev(void)
 	struct ibv_context *ctx = NULL;
 	int i;
 
-	CHECK(list, "get_device_list");
+	REQUIRE(list, "get_device_list");
 	for (i = 0; list[i]; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), "mlx_hw0"))
 			ctx = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
-	CHECK(ctx, "open mlx_hw0");
+	REQUIRE(ctx, "open mlx_hw0");
 	return ctx;
 }
 
@@ -112,7 +103,7 @@ static void post_srq_recv(struct ibv_srq *srq, struct ibv_mr *mr, void *buf)
 				  .num_sge = 1 }, *bad;
 
 	memset(buf, 0, MSG_LEN);
-	CHECK(ibv_post_srq_recv(srq, &wr, &bad) == 0, "post_srq_recv");
+	REQUIRE(ibv_post_srq_recv(srq, &wr, &bad) == 0, "post_srq_recv");
 }
 
 static void fill(uint8_t *buf, int seed)
@@ -128,7 +119,7 @@ static void verify(const uint8_t *buf, int seed)
 	int i;
 
 	for (i = 0; i < MSG_LEN; i++)
-		CHECK(buf[i] == (uint8_t)(i * 7 + seed),
+		REQUIRE(buf[i] == (uint8_t)(i * 7 + seed),
 		      "byte %d is 0x%x, expected 0x%x", i, buf[i],
 		      (uint8_t)(i * 7 + seed));
 }
@@ -141,12 +132,12 @@ static void poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 
 	do {
 		n = ibv_poll_cq(cq, 1, wc);
-		CHECK(n >= 0, "poll_cq");
+		REQUIRE(n >= 0, "poll_cq");
 		if (n)
 			return;
 		usleep(1000);
 	} while (time(NULL) < end);
-	CHECK(0, "no completion within 10 s");
+	REQUIRE(0, "no completion within 10 s");
 }
 
 static void expect_recv(struct ibv_cq *cq, uint32_t tgt_qpn, const void *buf,
@@ -155,14 +146,14 @@ static void expect_recv(struct ibv_cq *cq, uint32_t tgt_qpn, const void *buf,
 	struct ibv_wc wc;
 
 	poll_one(cq, &wc);
-	CHECK(wc.status == IBV_WC_SUCCESS, "recv status %s",
+	REQUIRE(wc.status == IBV_WC_SUCCESS, "recv status %s",
 	      ibv_wc_status_str(wc.status));
-	CHECK(wc.opcode == IBV_WC_RECV && wc.wr_id == 0x5151,
+	REQUIRE(wc.opcode == IBV_WC_RECV && wc.wr_id == 0x5151,
 	      "recv opcode %d wr_id %#llx", wc.opcode,
 	      (unsigned long long)wc.wr_id);
-	CHECK(wc.byte_len == MSG_LEN, "byte_len %u", wc.byte_len);
+	REQUIRE(wc.byte_len == MSG_LEN, "byte_len %u", wc.byte_len);
 	/* The completion names the TGT QP that received (IBA A14). */
-	CHECK(wc.qp_num == tgt_qpn, "qp_num %#x, TGT is %#x", wc.qp_num,
+	REQUIRE(wc.qp_num == tgt_qpn, "qp_num %#x, TGT is %#x", wc.qp_num,
 	      tgt_qpn);
 	verify(buf, seed);
 }
@@ -182,9 +173,9 @@ static enum ibv_wc_status xrc_send(struct ibv_qp *ini, struct ibv_cq *cq,
 	struct ibv_wc wc;
 
 	wr.qp_type.xrc.remote_srqn = srqn;
-	CHECK(ibv_post_send(ini, &wr, &bad) == 0, "post_send");
+	REQUIRE(ibv_post_send(ini, &wr, &bad) == 0, "post_send");
 	poll_one(cq, &wc);
-	CHECK(wc.wr_id == 0xabc && wc.qp_num == ini->qp_num,
+	REQUIRE(wc.wr_id == 0xabc && wc.qp_num == ini->qp_num,
 	      "send completion wr_id %#llx qp %#x",
 	      (unsigned long long)wc.wr_id, wc.qp_num);
 	return wc.status;
@@ -200,7 +191,7 @@ static void to_init(struct ibv_qp *qp)
 		.qp_access_flags = TGT_ACCESS,
 	};
 
-	CHECK(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	REQUIRE(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0,
 	      "QP %#x to INIT", qp->qp_num);
 }
@@ -235,12 +226,12 @@ static void connect_pair(struct ibv_qp *ini, struct ibv_qp *tgt,
 
 	/* RESET -> RTR does not exist (IBA 10.3.1). */
 	errno = 0;
-	CHECK(ibv_modify_qp(tgt, &a, IBV_QP_STATE) == EINVAL,
+	REQUIRE(ibv_modify_qp(tgt, &a, IBV_QP_STATE) == EINVAL,
 	      "TGT RESET->RTR must be EINVAL");
 	/* An INI QP is RC's send side: no Q_Key. */
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	CHECK(ibv_modify_qp(ini, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	REQUIRE(ibv_modify_qp(ini, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS | IBV_QP_QKEY) ==
 	      EINVAL, "INI RESET->INIT with QKEY must be EINVAL");
 	to_init(ini);
@@ -248,17 +239,17 @@ static void connect_pair(struct ibv_qp *ini, struct ibv_qp *tgt,
 
 	rtr_attr(&a, gid, ini->qp_num);
 	/* A TGT QP is RC's receive side: it needs the responder resources. */
-	CHECK(ibv_modify_qp(tgt, &a, RTR_COMMON) == EINVAL,
+	REQUIRE(ibv_modify_qp(tgt, &a, RTR_COMMON) == EINVAL,
 	      "TGT INIT->RTR without MAX_DEST_RD_ATOMIC must be EINVAL");
-	CHECK(ibv_modify_qp(tgt, &a, RTR_COMMON | IBV_QP_MAX_DEST_RD_ATOMIC |
+	REQUIRE(ibv_modify_qp(tgt, &a, RTR_COMMON | IBV_QP_MAX_DEST_RD_ATOMIC |
 			    IBV_QP_MIN_RNR_TIMER) == 0, "TGT to RTR");
 
 	rtr_attr(&a, gid, tgt->qp_num);
 	/* ... and an INI QP has none. */
-	CHECK(ibv_modify_qp(ini, &a, RTR_COMMON | IBV_QP_MAX_DEST_RD_ATOMIC |
+	REQUIRE(ibv_modify_qp(ini, &a, RTR_COMMON | IBV_QP_MAX_DEST_RD_ATOMIC |
 			    IBV_QP_MIN_RNR_TIMER) == EINVAL,
 	      "INI INIT->RTR with MAX_DEST_RD_ATOMIC must be EINVAL");
-	CHECK(ibv_modify_qp(ini, &a, RTR_COMMON) == 0, "INI to RTR");
+	REQUIRE(ibv_modify_qp(ini, &a, RTR_COMMON) == 0, "INI to RTR");
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
@@ -267,9 +258,9 @@ static void connect_pair(struct ibv_qp *ini, struct ibv_qp *tgt,
 	a.rnr_retry = 7;
 	a.sq_psn = 0x100;
 	a.max_rd_atomic = 1;
-	CHECK(ibv_modify_qp(ini, &a, RTS_INI & ~IBV_QP_RETRY_CNT) == EINVAL,
+	REQUIRE(ibv_modify_qp(ini, &a, RTS_INI & ~IBV_QP_RETRY_CNT) == EINVAL,
 	      "INI RTR->RTS without RETRY_CNT must be EINVAL");
-	CHECK(ibv_modify_qp(ini, &a, RTS_INI) == 0, "INI to RTS");
+	REQUIRE(ibv_modify_qp(ini, &a, RTS_INI) == 0, "INI to RTS");
 }
 
 static struct ibv_qp *create_tgt(struct ibv_context *ctx,
@@ -305,17 +296,17 @@ static void child(int rd, int wr)
 	uint8_t *buf;
 	int fd;
 
-	who = "child";
+	check_who = "child";
 	tgt_qpn = recv_msg(rd, M_TGT_QPN);
 	ctx = open_dev();
 	fd = open(DOMAIN_FILE, O_RDONLY);
-	CHECK(fd >= 0, "open %s", DOMAIN_FILE);
+	REQUIRE(fd >= 0, "open %s", DOMAIN_FILE);
 	/* The parent created the domain: no O_CREAT needed to share it. */
 	xrcd = open_xrcd(ctx, fd, 0);
-	CHECK(xrcd, "open the parent's XRC domain");
+	REQUIRE(xrcd, "open the parent's XRC domain");
 	close(fd);
 	priv = open_xrcd(ctx, -1, 0);
-	CHECK(priv, "private XRC domain");
+	REQUIRE(priv, "private XRC domain");
 
 	/* Only the domain the TGT QP belongs to opens it (ib_open_qp). */
 	{
@@ -329,32 +320,32 @@ static void child(int rd, int wr)
 		};
 
 		errno = 0;
-		CHECK(!ibv_open_qp(ctx, &oa) && errno == EINVAL,
+		REQUIRE(!ibv_open_qp(ctx, &oa) && errno == EINVAL,
 		      "open_qp through another domain must be EINVAL");
 		oa.xrcd = xrcd;
 		oa.qp_num = tgt_qpn + 1000;
 		errno = 0;
-		CHECK(!ibv_open_qp(ctx, &oa) && errno == EINVAL,
+		REQUIRE(!ibv_open_qp(ctx, &oa) && errno == EINVAL,
 		      "open_qp of an unknown QPN must be EINVAL");
 		oa.qp_num = tgt_qpn;
 		tgt = ibv_open_qp(ctx, &oa);
-		CHECK(tgt && tgt->qp_num == tgt_qpn, "open_qp of the TGT QP");
+		REQUIRE(tgt && tgt->qp_num == tgt_qpn, "open_qp of the TGT QP");
 	}
-	CHECK(ibv_close_xrcd(priv) == 0, "close private domain");
+	REQUIRE(ibv_close_xrcd(priv) == 0, "close private domain");
 
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	buf = calloc(1, MSG_LEN);
-	CHECK(pd && cq && buf, "pd/cq");
+	REQUIRE(pd && cq && buf, "pd/cq");
 	mr = ibv_reg_mr(pd, buf, MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
-	CHECK(mr, "reg_mr");
+	REQUIRE(mr, "reg_mr");
 	srq = xrc_srq(ctx, pd, xrcd, cq);
-	CHECK(srq, "child XRC SRQ");
+	REQUIRE(srq, "child XRC SRQ");
 	post_srq_recv(srq, mr, buf);
 	{
 		uint32_t srqn;
 
-		CHECK(ibv_get_srq_num(srq, &srqn) == 0, "get_srq_num");
+		REQUIRE(ibv_get_srq_num(srq, &srqn) == 0, "get_srq_num");
 		send_msg(wr, M_SRQN, srqn);
 	}
 
@@ -373,16 +364,16 @@ static void child(int rd, int wr)
 	recv_msg(rd, M_ERR_SENT);
 	pfd.fd = ctx->async_fd;
 	pfd.events = POLLIN;
-	CHECK(poll(&pfd, 1, 10000) == 1, "no async event within 10 s");
-	CHECK(ibv_get_async_event(ctx, &ev) == 0, "get_async_event");
-	CHECK(ev.event_type == IBV_EVENT_QP_REQ_ERR && ev.element.qp == tgt,
+	REQUIRE(poll(&pfd, 1, 10000) == 1, "no async event within 10 s");
+	REQUIRE(ibv_get_async_event(ctx, &ev) == 0, "get_async_event");
+	REQUIRE(ev.event_type == IBV_EVENT_QP_REQ_ERR && ev.element.qp == tgt,
 	      "async event %d on %p, expected QP_REQ_ERR on the TGT handle",
 	      ev.event_type, (void *)ev.element.qp);
 	ibv_ack_async_event(&ev);
 	/* Then, its receive side being done, Last WQE Reached (IBA 11.6.3). */
-	CHECK(poll(&pfd, 1, 10000) == 1, "no second async event within 10 s");
-	CHECK(ibv_get_async_event(ctx, &ev) == 0, "get_async_event");
-	CHECK(ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED &&
+	REQUIRE(poll(&pfd, 1, 10000) == 1, "no second async event within 10 s");
+	REQUIRE(ibv_get_async_event(ctx, &ev) == 0, "get_async_event");
+	REQUIRE(ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED &&
 	      ev.element.qp == tgt,
 	      "async event %d on %p, expected LAST_WQE_REACHED on the TGT",
 	      ev.event_type, (void *)ev.element.qp);
@@ -391,10 +382,10 @@ static void child(int rd, int wr)
 
 	recv_msg(rd, M_EXIT);
 	/* The domain is busy while our SRQ and TGT handle use it. */
-	CHECK(ibv_close_xrcd(xrcd) == EBUSY, "close_xrcd in use must be EBUSY");
-	CHECK(ibv_destroy_qp(tgt) == 0, "destroy TGT handle");
-	CHECK(ibv_destroy_srq(srq) == 0, "destroy SRQ");
-	CHECK(ibv_close_xrcd(xrcd) == 0, "close_xrcd");
+	REQUIRE(ibv_close_xrcd(xrcd) == EBUSY, "close_xrcd in use must be EBUSY");
+	REQUIRE(ibv_destroy_qp(tgt) == 0, "destroy TGT handle");
+	REQUIRE(ibv_destroy_srq(srq) == 0, "destroy SRQ");
+	REQUIRE(ibv_close_xrcd(xrcd) == 0, "close_xrcd");
 	ibv_dereg_mr(mr);
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
@@ -409,10 +400,10 @@ static void expect_qp_event(struct ibv_context *ctx, enum ibv_event_type type,
 	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
 	struct ibv_async_event ev;
 
-	CHECK(poll(&pfd, 1, 10000) == 1, "no async event %s within 10 s",
+	REQUIRE(poll(&pfd, 1, 10000) == 1, "no async event %s within 10 s",
 	      ibv_event_type_str(type));
-	CHECK(ibv_get_async_event(ctx, &ev) == 0, "get_async_event");
-	CHECK(ev.event_type == type && ev.element.qp == qp,
+	REQUIRE(ibv_get_async_event(ctx, &ev) == 0, "get_async_event");
+	REQUIRE(ev.event_type == type && ev.element.qp == qp,
 	      "async event %s on %p, expected %s on %p",
 	      ibv_event_type_str(ev.event_type), (void *)ev.element.qp,
 	      ibv_event_type_str(type), (void *)qp);
@@ -444,9 +435,9 @@ static void xrc_rdma(struct ibv_qp *ini, struct ibv_cq *cq, uint32_t srqn,
 		wr.wr.rdma.rkey = rkey;
 	}
 	wr.qp_type.xrc.remote_srqn = srqn;
-	CHECK(ibv_post_send(ini, &wr, &bad) == 0, "post_send opcode %d", op);
+	REQUIRE(ibv_post_send(ini, &wr, &bad) == 0, "post_send opcode %d", op);
 	poll_one(cq, wc);
-	CHECK(wc->wr_id == op && wc->qp_num == ini->qp_num,
+	REQUIRE(wc->wr_id == op && wc->qp_num == ini->qp_num,
 	      "completion wr_id %llu qp %#x", (unsigned long long)wc->wr_id,
 	      wc->qp_num);
 }
@@ -478,11 +469,11 @@ static void rdma_and_atomics(struct ibv_context *ctx, struct ibv_pd *pd,
 	uint32_t srqn;
 	int i;
 
-	CHECK(ini && tgt && remote && local, "INI/TGT QPs, buffers");
-	CHECK(ibv_get_srq_num(srq, &srqn) == 0, "get_srq_num");
+	REQUIRE(ini && tgt && remote && local, "INI/TGT QPs, buffers");
+	REQUIRE(ibv_get_srq_num(srq, &srqn) == 0, "get_srq_num");
 	rmr = ibv_reg_mr(pd, remote, 4096, IBV_ACCESS_LOCAL_WRITE | TGT_ACCESS);
 	lmr = ibv_reg_mr(pd, local, 4096, IBV_ACCESS_LOCAL_WRITE);
-	CHECK(rmr && lmr, "reg_mr");
+	REQUIRE(rmr && lmr, "reg_mr");
 	connect_pair(ini, tgt, gid);
 	memset(remote, 0, 4096);
 
@@ -491,7 +482,7 @@ static void rdma_and_atomics(struct ibv_context *ctx, struct ibv_pd *pd,
 	sge = (struct ibv_sge){ (uintptr_t)local, MSG_LEN, lmr->lkey };
 	xrc_rdma(ini, cq, srqn, IBV_WR_RDMA_WRITE, &sge, (uintptr_t)remote,
 		 rmr->rkey, 0, 0, &wc);
-	CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RDMA_WRITE,
+	REQUIRE(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RDMA_WRITE,
 	      "WRITE: %s opcode %d", ibv_wc_status_str(wc.status), wc.opcode);
 	verify(remote, 41);
 	/* The TGT QP in RTR got its first packet. */
@@ -502,7 +493,7 @@ static void rdma_and_atomics(struct ibv_context *ctx, struct ibv_pd *pd,
 	memset(local, 0, 4096);
 	xrc_rdma(ini, cq, srqn, IBV_WR_RDMA_READ, &sge, (uintptr_t)remote,
 		 rmr->rkey, 0, 0, &wc);
-	CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RDMA_READ &&
+	REQUIRE(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RDMA_READ &&
 	      wc.byte_len == MSG_LEN, "READ: %s opcode %d byte_len %u",
 	      ibv_wc_status_str(wc.status), wc.opcode, wc.byte_len);
 	verify(local, 53);
@@ -516,47 +507,47 @@ static void rdma_and_atomics(struct ibv_context *ctx, struct ibv_pd *pd,
 	xrc_rdma(ini, cq, srqn, IBV_WR_ATOMIC_CMP_AND_SWP, &sge,
 		 (uintptr_t)rword, rmr->rkey, 0x1111222233334444ull,
 		 0xaaaabbbbccccddddull, &wc);
-	CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_COMP_SWAP &&
+	REQUIRE(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_COMP_SWAP &&
 	      wc.byte_len == 8, "CMP_SWP: %s opcode %d byte_len %u",
 	      ibv_wc_status_str(wc.status), wc.opcode, wc.byte_len);
-	CHECK(*lword == 0x1111222233334444ull && *rword == 0xaaaabbbbccccddddull,
+	REQUIRE(*lword == 0x1111222233334444ull && *rword == 0xaaaabbbbccccddddull,
 	      "CMP_SWP: returned %#llx, memory %#llx",
 	      (unsigned long long)*lword, (unsigned long long)*rword);
 	/* A compare that fails leaves the word and returns it. */
 	*lword = 0;
 	xrc_rdma(ini, cq, srqn, IBV_WR_ATOMIC_CMP_AND_SWP, &sge,
 		 (uintptr_t)rword, rmr->rkey, 1, 2, &wc);
-	CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_COMP_SWAP,
+	REQUIRE(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_COMP_SWAP,
 	      "CMP_SWP (no swap): %s", ibv_wc_status_str(wc.status));
-	CHECK(*lword == 0xaaaabbbbccccddddull &&
+	REQUIRE(*lword == 0xaaaabbbbccccddddull &&
 	      *rword == 0xaaaabbbbccccddddull,
 	      "CMP_SWP (no swap): returned %#llx, memory %#llx",
 	      (unsigned long long)*lword, (unsigned long long)*rword);
 	*lword = 0;
 	xrc_rdma(ini, cq, srqn, IBV_WR_ATOMIC_FETCH_AND_ADD, &sge,
 		 (uintptr_t)rword, rmr->rkey, 0x10, 0, &wc);
-	CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_FETCH_ADD &&
+	REQUIRE(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_FETCH_ADD &&
 	      wc.byte_len == 8, "FETCH_ADD: %s opcode %d byte_len %u",
 	      ibv_wc_status_str(wc.status), wc.opcode, wc.byte_len);
-	CHECK(*lword == 0xaaaabbbbccccddddull &&
+	REQUIRE(*lword == 0xaaaabbbbccccddddull &&
 	      *rword == 0xaaaabbbbccccddedull,
 	      "FETCH_ADD: returned %#llx, memory %#llx",
 	      (unsigned long long)*lword, (unsigned long long)*rword);
 	/* Nothing else of remote was touched. */
 	for (i = 0; i < MSG_LEN; i++)
-		CHECK(i / 8 == 8 || remote[i] == (uint8_t)(i * 7 + 53),
+		REQUIRE(i / 8 == 8 || remote[i] == (uint8_t)(i * 7 + 53),
 		      "remote byte %d changed", i);
 
-	CHECK(ibv_modify_qp(tgt, &qa, IBV_QP_STATE) == 0, "TGT to ERR");
+	REQUIRE(ibv_modify_qp(tgt, &qa, IBV_QP_STATE) == 0, "TGT to ERR");
 	expect_qp_event(ctx, IBV_EVENT_QP_LAST_WQE_REACHED, tgt);
 	{
 		struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
 
-		CHECK(poll(&pfd, 1, 200) == 0, "a further async event");
+		REQUIRE(poll(&pfd, 1, 200) == 0, "a further async event");
 	}
-	CHECK(ibv_destroy_qp(ini) == 0 && ibv_destroy_qp(tgt) == 0,
+	REQUIRE(ibv_destroy_qp(ini) == 0 && ibv_destroy_qp(tgt) == 0,
 	      "destroy INI/TGT");
-	CHECK(ibv_dereg_mr(rmr) == 0 && ibv_dereg_mr(lmr) == 0, "dereg_mr");
+	REQUIRE(ibv_dereg_mr(rmr) == 0 && ibv_dereg_mr(lmr) == 0, "dereg_mr");
 	free(remote);
 	free(local);
 }
@@ -571,18 +562,18 @@ static void victim(int wr)
 	struct ibv_pd *pd;
 	int fd;
 
-	who = "victim";
+	check_who = "victim";
 	ctx = open_dev();
 	fd = open(KILL_FILE, O_RDONLY | O_CREAT, 0600);
-	CHECK(fd >= 0, "open %s", KILL_FILE);
+	REQUIRE(fd >= 0, "open %s", KILL_FILE);
 	xrcd = open_xrcd(ctx, fd, O_CREAT | O_EXCL);
-	CHECK(xrcd, "new domain on %s", KILL_FILE);
+	REQUIRE(xrcd, "new domain on %s", KILL_FILE);
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
-	CHECK(pd && cq, "pd/cq");
-	CHECK(xrc_srq(ctx, pd, xrcd, cq), "victim SRQ");
+	REQUIRE(pd && cq, "pd/cq");
+	REQUIRE(xrc_srq(ctx, pd, xrcd, cq), "victim SRQ");
 	tgt = create_tgt(ctx, xrcd);
-	CHECK(tgt, "victim TGT QP");
+	REQUIRE(tgt, "victim TGT QP");
 	to_init(tgt);
 	send_msg(wr, M_READY, tgt->qp_num);
 	for (;;)
@@ -604,13 +595,14 @@ int main(void)
 	uint8_t *buf, *rbuf;
 	pid_t pid, vpid;
 
+	check_who = "parent";
 	alarm(120);
 	unlink(DOMAIN_FILE);
 	unlink(KILL_FILE);
-	CHECK(pipe(to_child) == 0 && pipe(from_child) == 0, "pipes");
+	REQUIRE(pipe(to_child) == 0 && pipe(from_child) == 0, "pipes");
 	/* Fork before any verbs object exists in this process. */
 	pid = fork();
-	CHECK(pid >= 0, "fork");
+	REQUIRE(pid >= 0, "fork");
 	if (!pid) {
 		close(to_child[1]);
 		close(from_child[0]);
@@ -620,52 +612,52 @@ int main(void)
 	close(from_child[1]);
 
 	ctx = open_dev();
-	CHECK(ibv_query_gid(ctx, 1, GID_INDEX, &gid) == 0, "query_gid");
+	REQUIRE(ibv_query_gid(ctx, 1, GID_INDEX, &gid) == 0, "query_gid");
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);	/* INI sends */
 	rcq = ibv_create_cq(ctx, 64, NULL, NULL, 0);	/* our SRQs */
 	buf = calloc(1, MSG_LEN);
 	rbuf = calloc(1, MSG_LEN);
-	CHECK(pd && cq && rcq && buf && rbuf, "pd/cq");
+	REQUIRE(pd && cq && rcq && buf && rbuf, "pd/cq");
 	mr = ibv_reg_mr(pd, buf, MSG_LEN, IBV_ACCESS_LOCAL_WRITE);
-	CHECK(mr, "reg_mr");
+	REQUIRE(mr, "reg_mr");
 	{
 		struct ibv_mr *rmr = ibv_reg_mr(pd, rbuf, MSG_LEN,
 						IBV_ACCESS_LOCAL_WRITE);
 
-		CHECK(rmr, "reg_mr");
+		REQUIRE(rmr, "reg_mr");
 		fd = open(DOMAIN_FILE, O_RDONLY | O_CREAT, 0600);
-		CHECK(fd >= 0, "create %s", DOMAIN_FILE);
+		REQUIRE(fd >= 0, "create %s", DOMAIN_FILE);
 
 		/* Errnos of ib_uverbs_open_xrcd. */
 		errno = 0;
-		CHECK(!open_xrcd(ctx, fd, 0) && errno == EAGAIN,
+		REQUIRE(!open_xrcd(ctx, fd, 0) && errno == EAGAIN,
 		      "no domain on the file yet, no O_CREAT: EAGAIN");
 		errno = 0;
-		CHECK(!open_xrcd(ctx, 1000, O_CREAT) && errno == EBADF,
+		REQUIRE(!open_xrcd(ctx, 1000, O_CREAT) && errno == EBADF,
 		      "bad fd: EBADF");
 		xrcd = open_xrcd(ctx, fd, O_CREAT);
-		CHECK(xrcd, "create the domain");
+		REQUIRE(xrcd, "create the domain");
 		errno = 0;
-		CHECK(!open_xrcd(ctx, fd, O_CREAT | O_EXCL) && errno == EINVAL,
+		REQUIRE(!open_xrcd(ctx, fd, O_CREAT | O_EXCL) && errno == EINVAL,
 		      "O_EXCL on an existing domain: EINVAL");
 		xrcd2 = open_xrcd(ctx, fd, 0);
-		CHECK(xrcd2, "a second handle on the same domain");
-		CHECK(ibv_close_xrcd(xrcd2) == 0, "close the second handle");
+		REQUIRE(xrcd2, "a second handle on the same domain");
+		REQUIRE(ibv_close_xrcd(xrcd2) == 0, "close the second handle");
 		priv = open_xrcd(ctx, -1, 0);
-		CHECK(priv, "private domain");
+		REQUIRE(priv, "private domain");
 
 		srq = xrc_srq(ctx, pd, xrcd, rcq);
 		srq_priv = xrc_srq(ctx, pd, priv, rcq);
-		CHECK(srq && srq_priv, "XRC SRQs");
-		CHECK(ibv_get_srq_num(srq, &srqn) == 0 &&
+		REQUIRE(srq && srq_priv, "XRC SRQs");
+		REQUIRE(ibv_get_srq_num(srq, &srqn) == 0 &&
 		      ibv_get_srq_num(srq_priv, &srqn_priv) == 0 &&
 		      srqn != srqn_priv, "SRQ numbers %u %u", srqn, srqn_priv);
-		CHECK(ibv_close_xrcd(xrcd) == EBUSY,
+		REQUIRE(ibv_close_xrcd(xrcd) == EBUSY,
 		      "close_xrcd with an SRQ on it must be EBUSY");
 
 		tgt = create_tgt(ctx, xrcd);
-		CHECK(tgt, "TGT QP");
+		REQUIRE(tgt, "TGT QP");
 		{
 			struct ibv_qp_init_attr_ex a = {
 				.qp_type = IBV_QPT_XRC_SEND,
@@ -677,7 +669,7 @@ int main(void)
 			};
 
 			ini = ibv_create_qp_ex(ctx, &a);
-			CHECK(ini, "INI QP");
+			REQUIRE(ini, "INI QP");
 		}
 		tgt_qpn = tgt->qp_num;
 		connect_pair(ini, tgt, &gid);
@@ -692,10 +684,10 @@ int main(void)
 						 .sg_list = &sge,
 						 .num_sge = 1 }, *bad;
 
-			CHECK(ibv_post_srq_recv(srq, &w, &bad) == 0,
+			REQUIRE(ibv_post_srq_recv(srq, &w, &bad) == 0,
 			      "post_srq_recv");
 		}
-		CHECK(xrc_send(ini, cq, mr, buf, srqn) == IBV_WC_SUCCESS,
+		REQUIRE(xrc_send(ini, cq, mr, buf, srqn) == IBV_WC_SUCCESS,
 		      "send to own SRQ");
 		expect_recv(rcq, tgt_qpn, rbuf, 3);
 		ibv_dereg_mr(rmr);
@@ -705,26 +697,26 @@ int main(void)
 	send_msg(to_child[1], M_TGT_QPN, tgt_qpn);
 	child_srqn = recv_msg(from_child[0], M_SRQN);
 	fill(buf, 11);
-	CHECK(xrc_send(ini, cq, mr, buf, child_srqn) == IBV_WC_SUCCESS,
+	REQUIRE(xrc_send(ini, cq, mr, buf, child_srqn) == IBV_WC_SUCCESS,
 	      "send to the child's SRQ");
 	send_msg(to_child[1], M_SENT, 0);
 	recv_msg(from_child[0], M_OK);
 
 	/* The creator's close leaves the QP to the other handle. */
-	CHECK(ibv_destroy_qp(tgt) == 0, "close the creator's TGT handle");
+	REQUIRE(ibv_destroy_qp(tgt) == 0, "close the creator's TGT handle");
 	fill(buf, 29);
-	CHECK(xrc_send(ini, cq, mr, buf, child_srqn) == IBV_WC_SUCCESS,
+	REQUIRE(xrc_send(ini, cq, mr, buf, child_srqn) == IBV_WC_SUCCESS,
 	      "send after the creator closed the TGT QP");
 	send_msg(to_child[1], M_SENT, 0);
 	recv_msg(from_child[0], M_OK);
 
 	/* An SRQ of another domain: remote invalid request (IBA A14). */
-	CHECK(xrc_send(ini, cq, mr, buf, srqn_priv) == IBV_WC_REM_INV_REQ_ERR,
+	REQUIRE(xrc_send(ini, cq, mr, buf, srqn_priv) == IBV_WC_REM_INV_REQ_ERR,
 	      "send to another domain's SRQ must be REM_INV_REQ_ERR");
 	send_msg(to_child[1], M_ERR_SENT, 0);
 	recv_msg(from_child[0], M_OK);
 	send_msg(to_child[1], M_EXIT, 0);
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	REQUIRE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0, "child failed");
 
 	/* The last handle went with the child: the TGT QP is gone. */
@@ -739,14 +731,14 @@ int main(void)
 		};
 
 		errno = 0;
-		CHECK(!ibv_open_qp(ctx, &oa) && errno == EINVAL,
+		REQUIRE(!ibv_open_qp(ctx, &oa) && errno == EINVAL,
 		      "the TGT QP must be gone with its last handle");
 	}
 
 	/* A killed process leaves no domain (so no SRQ, no TGT QP) behind. */
-	CHECK(pipe(from_child) == 0, "pipe");
+	REQUIRE(pipe(from_child) == 0, "pipe");
 	vpid = fork();
-	CHECK(vpid >= 0, "fork");
+	REQUIRE(vpid >= 0, "fork");
 	if (!vpid)
 		victim(from_child[1]);
 	recv_msg(from_child[0], M_READY);
@@ -754,12 +746,12 @@ int main(void)
 		int kfd = open(KILL_FILE, O_RDONLY);
 		struct ibv_xrcd *k;
 
-		CHECK(kfd >= 0, "open %s", KILL_FILE);
+		REQUIRE(kfd >= 0, "open %s", KILL_FILE);
 		k = open_xrcd(ctx, kfd, 0);
-		CHECK(k, "the victim's domain exists");
-		CHECK(ibv_close_xrcd(k) == 0, "close it again");
+		REQUIRE(k, "the victim's domain exists");
+		REQUIRE(ibv_close_xrcd(k) == 0, "close it again");
 		kill(vpid, SIGKILL);
-		CHECK(waitpid(vpid, &st, 0) == vpid && WIFSIGNALED(st),
+		REQUIRE(waitpid(vpid, &st, 0) == vpid && WIFSIGNALED(st),
 		      "victim killed");
 		/* Its file is released on exit; allow the close to finish. */
 		for (i = 0; i < 50; i++) {
@@ -770,21 +762,21 @@ int main(void)
 			ibv_close_xrcd(k);
 			usleep(100000);
 		}
-		CHECK(!k && errno == EAGAIN,
+		REQUIRE(!k && errno == EAGAIN,
 		      "the killed process's domain must be gone");
 		close(kfd);
 	}
 
 	rdma_and_atomics(ctx, pd, xrcd, srq, cq, &gid);
 
-	CHECK(ibv_destroy_qp(ini) == 0, "destroy INI");
-	CHECK(ibv_destroy_srq(srq) == 0 && ibv_destroy_srq(srq_priv) == 0,
+	REQUIRE(ibv_destroy_qp(ini) == 0, "destroy INI");
+	REQUIRE(ibv_destroy_srq(srq) == 0 && ibv_destroy_srq(srq_priv) == 0,
 	      "destroy SRQs");
-	CHECK(ibv_close_xrcd(xrcd) == 0 && ibv_close_xrcd(priv) == 0,
+	REQUIRE(ibv_close_xrcd(xrcd) == 0 && ibv_close_xrcd(priv) == 0,
 	      "close domains");
 	/* Nobody holds the file's domain any more. */
 	errno = 0;
-	CHECK(!open_xrcd(ctx, fd, 0) && errno == EAGAIN,
+	REQUIRE(!open_xrcd(ctx, fd, 0) && errno == EAGAIN,
 	      "the shared domain must be gone with its last handle");
 	close(fd);
 	ibv_dereg_mr(mr);

@@ -95,9 +95,10 @@ ri_delta() {
 #     or random bytes fail it (its last 4 bytes are no ICRC).
 #   - A valid ICRC, then the headers: the opcode (RD and reserved ones are
 #     unknown), TVer, the headers and pad present, the payload (at most
-#     4096 bytes), the P_Key; then the QP: it exists (QPN 0 and 1 do not:
-#     no GSI QP on RoCE here, so a Q_Key for QP1 meets no QP), its
-#     transport, a UD QP's Q_Key.
+#     4096 bytes), the P_Key; then the QP: it exists (QPN 0 does not; QPN 1
+#     is the GSI QP of the MAD layer, a UD QP: an RC opcode to it is
+#     another transport, and its Q_Key is 0x80010000), its transport, a UD
+#     QP's Q_Key.
 ri_expect() {
 	awk '
 	BEGIN { hl = 42; udp = "udp/InErrors" }
@@ -117,11 +118,11 @@ ri_expect() {
 		} else if (cat == "bad-icrc") {
 			k = "rx_icrc_err"
 		} else if (cat == "wrong-qpn") {
-			k = "rx_drop_qpn"
+			k = v == "qpn-1-gsi" ? "rx_drop_transport" : "rx_drop_qpn"
 		} else if (cat == "wrong-pkey") {
 			k = "rx_drop_pkey"
 		} else if (cat == "wrong-qkey") {
-			k = (qpn in udqp) ? "rx_drop_qkey" : "rx_drop_qpn"
+			k = (qpn in udqp || qpn == "0x000001") ? "rx_drop_qkey" : "rx_drop_qpn"
 		} else if (cat == "bad-tver") {
 			k = "rx_drop_version"
 		} else if (cat == "bad-opcode") {

@@ -88,15 +88,15 @@ static void bulk_compare(enum bulk_op op)
 			die("control connection: got '%s', expected 'SUM %u %u "
 			    "...'",
 			    line, op, i);
-		g.checks++;
+		check_count++;
 		if (theirs == mine[i])
 			continue;
 		if (bad++ < 4)
-			fail("the checksum of MiB %u is %016llx here, %016llx "
+			FAIL_HERE("the checksum of MiB %u is %016llx here, %016llx "
 			     "at the peer",
 			     i, (unsigned long long)mine[i], theirs);
 		else
-			g.failures++;
+			check_failures++;
 	}
 	printf("wire_data %s: bulk %s: %u MiB, checksum %016llx: %s\n",
 	       g.server ? "server" : "client", bulk_name[op], n,
@@ -115,16 +115,16 @@ static void bulk_check_wc(const struct ibv_wc *wc, enum ibv_wc_opcode opcode,
 			  unsigned int i)
 {
 	g.msg = i;
-	CHECK(wc->status == IBV_WC_SUCCESS, "completion status %s (%d)",
+	VERIFY(wc->status == IBV_WC_SUCCESS, "completion status %s (%d)",
 	      ibv_wc_status_str(wc->status), wc->status);
 	if (wc->status != IBV_WC_SUCCESS)
 		abort_run();
-	CHECK(wc->wr_id == i, "completion wr_id %llu, expected %u",
+	VERIFY(wc->wr_id == i, "completion wr_id %llu, expected %u",
 	      (unsigned long long)wc->wr_id, i);
-	CHECK(wc->opcode == opcode, "completion opcode %d, expected %d",
+	VERIFY(wc->opcode == opcode, "completion opcode %d, expected %d",
 	      wc->opcode, opcode);
 	if (opcode == IBV_WC_RECV)
-		CHECK(wc->byte_len == BULK_MSG,
+		VERIFY(wc->byte_len == BULK_MSG,
 		      "completion byte_len %u, expected %u", wc->byte_len,
 		      BULK_MSG);
 }
@@ -165,7 +165,7 @@ static int bulk_poll(struct ibv_wc *wc, int max, unsigned int done)
 			break;
 	if (n <= 0) {
 		g.msg = done;
-		fail("no completion within %d s (poll_cq %d)", BULK_TIMEOUT_S,
+		FAIL_HERE("no completion within %d s (poll_cq %d)", BULK_TIMEOUT_S,
 		     n);
 		abort_run();
 	}
@@ -300,13 +300,7 @@ static int hook_status(pid_t pid, bool block)
 
 static void hook_check(int st)
 {
-	if (st) {
-		fprintf(stderr,
-			"wire_data %s: the cut command exited with status %d: "
-			"%s\n",
-			g.server ? "server" : "client", st, g.hook);
-		exit(2);
-	}
+	REQUIRE(!st, "the cut command exited with status %d: %s", st, g.hook);
 }
 
 /* The ACK timeout the QP's timeout code asks for (IBA 9.7.6.1.3). */
@@ -362,7 +356,7 @@ void cut_client(void)
 			die("poll_cq: %d", n);
 		if (!n && now_s() > t_end) {
 			g.msg = done;
-			fail("%s %d s after the cut: %u of %u WRITEs "
+			FAIL_HERE("%s %d s after the cut: %u of %u WRITEs "
 			     "completed",
 			     failed ? "flushes still missing" :
 				      "no error completion",
@@ -371,11 +365,11 @@ void cut_client(void)
 		}
 		for (i = 0; i < n; i++, done++) {
 			g.msg = done;
-			CHECK(wc[i].wr_id == done,
+			VERIFY(wc[i].wr_id == done,
 			      "completion wr_id %llu, expected %u (SQ order)",
 			      (unsigned long long)wc[i].wr_id, done);
 			if (!failed && wc[i].status == IBV_WC_SUCCESS) {
-				CHECK(g.cut == CUT_STREAM,
+				VERIFY(g.cut == CUT_STREAM,
 				      "a WRITE posted after the cut completed "
 				      "successfully");
 				continue;
@@ -385,7 +379,7 @@ void cut_client(void)
 				first_err = done;
 				t_err = now_s();
 				keep_posting = false;
-				CHECK(wc[i].status == IBV_WC_RETRY_EXC_ERR,
+				VERIFY(wc[i].status == IBV_WC_RETRY_EXC_ERR,
 				      "the first error completion has status "
 				      "%s (%d), expected %s",
 				      ibv_wc_status_str(wc[i].status),
@@ -394,7 +388,7 @@ void cut_client(void)
 				continue;
 			}
 			flushed++;
-			CHECK(wc[i].status == IBV_WC_WR_FLUSH_ERR,
+			VERIFY(wc[i].status == IBV_WC_WR_FLUSH_ERR,
 			      "completion status %s (%d) after the error, "
 			      "expected %s",
 			      ibv_wc_status_str(wc[i].status), wc[i].status,
@@ -406,11 +400,11 @@ void cut_client(void)
 	g.msg = first_err;
 	if (ibv_query_qp(g.qp, &qa, IBV_QP_STATE, &qia))
 		die("query_qp: %s", strerror(errno));
-	CHECK(qa.qp_state == IBV_QPS_ERR, "QP state %d after the error, "
+	VERIFY(qa.qp_state == IBV_QPS_ERR, "QP state %d after the error, "
 	      "expected IBV_QPS_ERR", qa.qp_state);
 	/* Timers do not fire early: retry_cnt retries, each after a timeout. */
 	if (g.cut == CUT_QUIET)
-		CHECK(t_err - t_cut >= (g.retry_cnt + 1) * ack_timeout_s(),
+		VERIFY(t_err - t_cut >= (g.retry_cnt + 1) * ack_timeout_s(),
 		      "RETRY_EXC_ERR %.3f s after the burst, before %d ACK "
 		      "timeouts of %.3f s",
 		      t_err - t_cut, g.retry_cnt + 1, ack_timeout_s());

@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <infiniband/verbs.h>
+#include "check.h"
 
 #define MAX_MSG (1u << 20)
 #define MSG_BASE 64		     /* bytes of guard before a message */
@@ -79,20 +80,12 @@ struct wire_state {
 	/* what is being checked, for the failure messages */
 	const char *what;
 	unsigned int msg, size;
-	unsigned int checks, failures;
 };
 
 extern struct wire_state g;
 
-void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		g.checks++;                                                    \
-		if (!(cond))                                                   \
-			fail(__VA_ARGS__);                                     \
-	} while (0)
 void ctl_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ctl_recv(char *line, size_t len);
 uint32_t ctl_expect(const char *word, unsigned int msg);

@@ -69,15 +69,15 @@ static void check_data(const uint8_t *p, size_t n, unsigned int msg,
 			first_want = want;
 		}
 	}
-	CHECK(!bad,
+	VERIFY(!bad,
 	      "%s: %zu of %zu bytes differ, the first at byte %zu: 0x%02x, "
 	      "expected 0x%02x",
 	      where, bad, n, first, p[first], first_want);
-	CHECK(before < 0,
+	VERIFY(before < 0,
 	      "%s: byte %ld (before the message) is 0x%02x, expected the guard "
 	      "0x%02x",
 	      where, before - MSG_BASE, p[before - MSG_BASE], GUARD_BYTE);
-	CHECK(after < 0,
+	VERIFY(after < 0,
 	      "%s: byte %zu (past the end) is 0x%02x, expected the guard 0x%02x",
 	      where, n + after, p[n + after], GUARD_BYTE);
 }
@@ -105,7 +105,7 @@ static void poll_one(struct ibv_wc *wc)
 		if (time(NULL) > end)
 			break;
 	if (n != 1) {
-		fail("no completion within %d s (poll_cq %d)", CQ_TIMEOUT_S, n);
+		FAIL_HERE("no completion within %d s (poll_cq %d)", CQ_TIMEOUT_S, n);
 		abort_run();
 	}
 }
@@ -123,7 +123,7 @@ static void expect_wc(uint64_t wr_id, enum ibv_wc_opcode opcode,
 	struct ibv_wc wc;
 
 	poll_one(&wc);
-	CHECK(wc.status == status, "completion status %s (%d), expected %s",
+	VERIFY(wc.status == status, "completion status %s (%d), expected %s",
 	      ibv_wc_status_str(wc.status), wc.status,
 	      ibv_wc_status_str(status));
 	if (wc.status != IBV_WC_SUCCESS) {
@@ -131,30 +131,30 @@ static void expect_wc(uint64_t wr_id, enum ibv_wc_opcode opcode,
 			abort_run();
 		return;
 	}
-	CHECK(wc.wr_id == wr_id, "completion wr_id %llu, expected %llu",
+	VERIFY(wc.wr_id == wr_id, "completion wr_id %llu, expected %llu",
 	      (unsigned long long)wc.wr_id, (unsigned long long)wr_id);
-	CHECK(wc.opcode == opcode, "completion opcode %d, expected %d",
+	VERIFY(wc.opcode == opcode, "completion opcode %d, expected %d",
 	      wc.opcode, opcode);
-	CHECK(wc.qp_num == g.qp->qp_num, "completion qp_num %#x, expected %#x",
+	VERIFY(wc.qp_num == g.qp->qp_num, "completion qp_num %#x, expected %#x",
 	      wc.qp_num, g.qp->qp_num);
 	if (byte_len >= 0)
-		CHECK(wc.byte_len == (uint32_t)byte_len,
+		VERIFY(wc.byte_len == (uint32_t)byte_len,
 		      "completion byte_len %u, expected %d", wc.byte_len,
 		      byte_len);
 	if (flags < 0)
 		return;
 	want = (flags & IBV_WC_WITH_IMM) |
 	       (flags & IBV_WC_WITH_INV ? g.inv_flag : 0);
-	CHECK((wc.wc_flags & mask) == want,
+	VERIFY((wc.wc_flags & mask) == want,
 	      "completion wc_flags %#x, expected %#x of %#x (WITH_IMM, "
 	      "WITH_INV)",
 	      wc.wc_flags, want, mask);
 	if (flags & IBV_WC_WITH_IMM)
-		CHECK(ntohl(wc.imm_data) == imm_or_rkey,
+		VERIFY(ntohl(wc.imm_data) == imm_or_rkey,
 		      "immediate data %#x, expected %#x", ntohl(wc.imm_data),
 		      imm_or_rkey);
 	if (flags & IBV_WC_WITH_INV)
-		CHECK(wc.invalidated_rkey == imm_or_rkey,
+		VERIFY(wc.invalidated_rkey == imm_or_rkey,
 		      "invalidated rkey %#x, expected %#x", wc.invalidated_rkey,
 		      imm_or_rkey);
 }
@@ -192,7 +192,7 @@ static void bind_window(void)
 	bi->length = 4096;
 	bi->mw_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 	if (ibv_post_send(g.qp, &wr, &bad)) {
-		fail("post BIND_MW: %s", strerror(errno));
+		FAIL_HERE("post BIND_MW: %s", strerror(errno));
 		abort_run();
 	}
 	g.mw_rkey = wr.bind_mw.rkey;
@@ -297,9 +297,9 @@ static void server_atomics(void)
 	t[1] = V0;
 	ctl_send("READY %u 0\n", g.msg);
 	ctl_expect("DONE", g.msg);
-	CHECK(t[1] == V_END, "final value %#llx, expected %#llx",
+	VERIFY(t[1] == V_END, "final value %#llx, expected %#llx",
 	      (unsigned long long)t[1], (unsigned long long)V_END);
-	CHECK(t[0] == 0xa5a5a5a5a5a5a5a5ull && t[2] == 0xa5a5a5a5a5a5a5a5ull,
+	VERIFY(t[0] == 0xa5a5a5a5a5a5a5a5ull && t[2] == 0xa5a5a5a5a5a5a5a5ull,
 	      "the target's neighbours changed: %#llx %#llx",
 	      (unsigned long long)t[0], (unsigned long long)t[2]);
 }
@@ -327,7 +327,7 @@ static void client_atomic(enum ibv_wr_opcode opcode, uint64_t compare_add,
 		  : opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ? IBV_WC_FETCH_ADD
 							  : IBV_WC_RDMA_READ,
 		  IBV_WC_SUCCESS, 8, -1, 0);
-	CHECK(*res == want, "returned %#llx, expected %#llx",
+	VERIFY(*res == want, "returned %#llx, expected %#llx",
 	      (unsigned long long)*res, (unsigned long long)want);
 }
 
@@ -357,7 +357,7 @@ static void server_invalidated(void)
 	ctl_send("READY %u %x\n", g.msg, g.mw_rkey);
 	ctl_expect("DONE", g.msg);
 	i = guard_broken(w, 64);
-	CHECK(i < 0,
+	VERIFY(i < 0,
 	      "byte %ld of the window is 0x%02x after a WRITE through its "
 	      "invalidated rkey",
 	      i, w[i < 0 ? 0 : i]);
@@ -383,7 +383,7 @@ static void client_invalidated(void)
 		struct ibv_wc wc;
 
 		poll_one(&wc);
-		CHECK(wc.status == IBV_WC_REM_ACCESS_ERR ||
+		VERIFY(wc.status == IBV_WC_REM_ACCESS_ERR ||
 			      wc.status == IBV_WC_RETRY_EXC_ERR,
 		      "completion status %s (%d), expected a remote access "
 		      "error (or, the NAK lost, retries exceeded)",
