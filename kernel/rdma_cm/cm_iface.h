@@ -3,12 +3,12 @@
  * cm_iface.h - where the IB CM (the REQ/REP/RTU/REJ/DREQ/DREP/SIDR message
  * exchange over QP1, IBA chapter 12) plugs into the CMA.
  *
- * Today no CM is registered: CONNECT, ACCEPT, REJECT and DISCONNECT are
- * validated by ucma.c and cma.c and then fail with -EOPNOTSUPP from
- * cma_cm_ops() being NULL.  Nothing pretends a connection.
+ * Today no CM exists: CONNECT, ACCEPT, REJECT and DISCONNECT are validated
+ * by ucma.c and cma.c and then fail (see docs/rdma_cm.md for the errnos).
+ * Nothing pretends a connection.
  *
- * The CM module calls ibx_cma_register_cm() at init and ibx_cma_unregister_cm() at
- * exit (after destroying its cm ids).  Calls down (cma -> CM) are made
+ * The CM module calls ibx_cma_register_cm() at init and
+ * ibx_cma_unregister_cm() at exit (after destroying its cm ids).  Calls down (cma -> CM) are made
  * with the cma_id's lock held and may sleep; calls up (CM -> cma, the
  * cma_cm_*() functions below) must be made from process context without
  * CM-internal locks that a call down could take.
