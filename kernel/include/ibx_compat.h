@@ -56,4 +56,10 @@ static inline void ibx_vm_flags_clear(struct vm_area_struct *vma,
 #define IBX_NO_LLSEEK NULL
 #endif
 
+/* struct fd is read through fd_file() since 6.12. */
+#include <linux/file.h>
+#ifndef fd_file
+#define fd_file(f) ((f).file)
+#endif
+
 #endif /* IBX_COMPAT_H */

@@ -81,7 +81,7 @@ int ibv_dontfork_range(void *base, size_t size);	/* IBVERBS_1.1, no header */
 int ibv_dofork_range(void *base, size_t size);
 
 /* sysfs.c; the two exported ones are declared by rdma-core's driver.h */
-int ibv_get_sysfs_path(char *buf, size_t size);
+const char *ibv_get_sysfs_path(void);
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
 			size_t size);
 int ibx_read_file(const char *dir, const char *file, char *buf, size_t size);

@@ -69,23 +69,28 @@ int ibx_read_ibdev_file(struct ibv_device *dev, char *buf, size_t size,
 	return ret;
 }
 
-/* The sysfs mount point. */
+/*
+ * The sysfs mount point, as rdma-core's: a string (SYSFS_PATH without
+ * trailing slashes, else "/sys").  librdmacm builds its abi_version path
+ * from it.
+ */
 __ibx_export
-int ibv_get_sysfs_path(char *buf, size_t size)
+const char *ibv_get_sysfs_path(void)
 {
+	static char path[256];
 	const char *env = getenv("SYSFS_PATH");
 	size_t len;
 
 	if (!env)
-		env = "/sys";
+		return "/sys";
 	len = strlen(env);
 	while (len > 1 && env[len - 1] == '/')
 		len--;
-	if (len >= size)
-		return -1;
-	memcpy(buf, env, len);
-	buf[len] = '\0';
-	return 0;
+	if (len >= sizeof(path))
+		return "/sys";
+	memcpy(path, env, len);
+	path[len] = '\0';
+	return path;
 }
 
 __ibx_export

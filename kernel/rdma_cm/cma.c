@@ -1,0 +1,707 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cma.c - the connection manager id: its state machine, port reservation
+ * (rdma_cm ports are separate from TCP/UDP ports, one table per port
+ * space), device binding by source GID, route resolution on RoCE, options
+ * and the QP attributes it hands to user space.  Address resolution is in
+ * addr.c, multicast in cma_mcast.c, the connection exchange in the IB CM
+ * (cm_iface.h).
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/random.h>
+#include <linux/xarray.h>
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <rdma/ib_user_sa.h>
+#include "cma_priv.h"
+#include "cm_iface.h"
+
+static const char *const cma_state_names[] = {
+	[CMA_IDLE] = "IDLE",
+	[CMA_ADDR_QUERY] = "ADDR_QUERY",
+	[CMA_ADDR_RESOLVED] = "ADDR_RESOLVED",
+	[CMA_ROUTE_QUERY] = "ROUTE_QUERY",
+	[CMA_ROUTE_RESOLVED] = "ROUTE_RESOLVED",
+	[CMA_CONNECT] = "CONNECT",
+	[CMA_DISCONNECT] = "DISCONNECT",
+	[CMA_ADDR_BOUND] = "ADDR_BOUND",
+	[CMA_LISTEN] = "LISTEN",
+	[CMA_DEVICE_REMOVAL] = "DEVICE_REMOVAL",
+	[CMA_DESTROYING] = "DESTROYING",
+};
+
+const char *cma_state_name(enum cma_state state)
+{
+	if (state < ARRAY_SIZE(cma_state_names) && cma_state_names[state])
+		return cma_state_names[state];
+	return "?";
+}
+
+DEFINE_MUTEX(cma_dev_lock);
+LIST_HEAD(cma_dev_list);
+atomic_t cma_id_count = ATOMIC_INIT(0);
+atomic_t cma_mcast_count = ATOMIC_INIT(0);
+
+/* ---- the IB CM hook (cm_iface.h) ---- */
+
+static const struct cma_cm_ops *cma_cm;
+static DEFINE_MUTEX(cma_cm_lock);
+
+/**
+ * ibx_cma_register_cm() - plug the IB CM into the CMA
+ * @ops: the CM's operations (cm_iface.h); they must outlive the registration
+ *
+ * Return: 0, or -EBUSY if a CM is registered already.
+ */
+int ibx_cma_register_cm(const struct cma_cm_ops *ops)
+{
+	int ret = 0;
+
+	mutex_lock(&cma_cm_lock);
+	if (cma_cm)
+		ret = -EBUSY;
+	else
+		WRITE_ONCE(cma_cm, ops);
+	mutex_unlock(&cma_cm_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ibx_cma_register_cm);
+
+/**
+ * ibx_cma_unregister_cm() - unplug the IB CM registered with @ops
+ * @ops: what ibx_cma_register_cm() was given
+ *
+ * The CM destroys its own state of every id before calling this.
+ */
+void ibx_cma_unregister_cm(const struct cma_cm_ops *ops)
+{
+	mutex_lock(&cma_cm_lock);
+	if (cma_cm == ops)
+		WRITE_ONCE(cma_cm, NULL);
+	mutex_unlock(&cma_cm_lock);
+}
+EXPORT_SYMBOL_GPL(ibx_cma_unregister_cm);
+
+const struct cma_cm_ops *cma_cm_ops(void)
+{
+	return READ_ONCE(cma_cm);
+}
+
+/* ---- ids ---- */
+
+static void cma_route_work(struct work_struct *work);
+
+struct cma_id *cma_create_id(u16 ps, u8 qp_type, cma_event_handler handler,
+			     void *context)
+{
+	struct cma_id *id = kzalloc(sizeof(*id), GFP_KERNEL);
+
+	if (!id)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&id->lock);
+	id->state = CMA_IDLE;
+	atomic_set(&id->refs, 1);
+	init_completion(&id->done);
+	id->handler = handler;
+	id->context = context;
+	id->ps = ps;
+	id->qp_type = qp_type;
+	id->qkey = qp_type == IB_UVERBS_QPT_UD ? CMA_UDP_QKEY : 0;
+	id->seq_num = get_random_u32() & 0xffffff;
+	id->hop_limit = 64;
+	INIT_HLIST_NODE(&id->bind_node);
+	INIT_LIST_HEAD(&id->dev_node);
+	INIT_LIST_HEAD(&id->mcasts);
+	INIT_DELAYED_WORK(&id->addr_work, cma_addr_work);
+	INIT_WORK(&id->route_work, cma_route_work);
+	atomic_inc(&cma_id_count);
+	return id;
+}
+
+/* ---- port reservation ---- */
+
+/* All ids holding one (port space, port). */
+struct cma_bind {
+	u16 ps;
+	u16 port;
+	struct hlist_head owners;
+};
+
+static DEFINE_MUTEX(cma_bind_lock);
+static DEFINE_XARRAY(cma_ps_tcp);
+static DEFINE_XARRAY(cma_ps_udp);
+static DEFINE_XARRAY(cma_ps_ib);
+static DEFINE_XARRAY(cma_ps_ipoib);
+
+static struct xarray *cma_ps_table(u16 ps)
+{
+	switch (ps) {
+	case RDMA_PS_TCP: return &cma_ps_tcp;
+	case RDMA_PS_UDP: return &cma_ps_udp;
+	case RDMA_PS_IB: return &cma_ps_ib;
+	case RDMA_PS_IPOIB: return &cma_ps_ipoib;
+	}
+	return NULL;
+}
+
+bool cma_any_addr(const struct sockaddr *a)
+{
+	if (a->sa_family == AF_INET6)
+		return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
+	return ((const struct sockaddr_in *)a)->sin_addr.s_addr == htonl(INADDR_ANY);
+}
+
+static bool cma_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr);
+}
+
+/*
+ * May @id share bind->port with its owners?  The rules of upstream
+ * cma_check_port: two ids that both set REUSEADDR share; AF_ONLY ids of
+ * different families do not meet; a wildcard meeting anything is
+ * EADDRNOTAVAIL, the same address twice EADDRINUSE.
+ */
+static int cma_check_port(struct cma_bind *bind, struct cma_id *id,
+			  bool reuseaddr)
+{
+	const struct sockaddr *addr = (struct sockaddr *)&id->src, *cur_addr;
+	struct cma_id *cur;
+
+	hlist_for_each_entry(cur, &bind->owners, bind_node) {
+		if (cur == id)
+			continue;
+		if (reuseaddr && cur->reuseaddr)
+			continue;
+		cur_addr = (struct sockaddr *)&cur->src;
+		if (id->afonly && cur->afonly &&
+		    addr->sa_family != cur_addr->sa_family)
+			continue;
+		if (cma_any_addr(addr) || cma_any_addr(cur_addr))
+			return -EADDRNOTAVAIL;
+		if (cma_addr_equal(addr, cur_addr))
+			return -EADDRINUSE;
+	}
+	return 0;
+}
+
+static int cma_bind_port(struct cma_id *id, struct xarray *xa, u16 port,
+			 bool reuseaddr)
+{
+	struct cma_bind *bind = xa_load(xa, port);
+	int ret;
+
+	if (bind) {
+		ret = cma_check_port(bind, id, reuseaddr);
+		if (ret)
+			return ret;
+	} else {
+		bind = kzalloc(sizeof(*bind), GFP_KERNEL);
+		if (!bind)
+			return -ENOMEM;
+		bind->ps = id->ps;
+		bind->port = port;
+		ret = xa_err(xa_store(xa, port, bind, GFP_KERNEL));
+		if (ret) {
+			kfree(bind);
+			return ret;
+		}
+	}
+	id->bind = bind;
+	hlist_add_head(&id->bind_node, &bind->owners);
+	cma_set_port((struct sockaddr *)&id->src, htons(port));
+	return 0;
+}
+
+/* Reserves the id's source port, a random free one for port 0. */
+int cma_get_port(struct cma_id *id)
+{
+	struct xarray *xa = cma_ps_table(id->ps);
+	int low, high, range, i, ret = -EADDRNOTAVAIL;
+	u16 port = ntohs(cma_port((struct sockaddr *)&id->src));
+	u32 start;
+
+	if (!xa)
+		return -EPROTONOSUPPORT;
+	mutex_lock(&cma_bind_lock);
+	if (port) {
+		ret = cma_bind_port(id, xa, port, id->reuseaddr);
+		goto out;
+	}
+	inet_get_local_port_range(&init_net, &low, &high);
+	range = high - low + 1;
+	start = get_random_u32();
+	for (i = 0; i < range; i++) {
+		port = low + (start + i) % range;
+		if (xa_load(xa, port))
+			continue;	/* a random port is never shared */
+		ret = cma_bind_port(id, xa, port, false);
+		if (ret != -EADDRNOTAVAIL && ret != -EADDRINUSE)
+			break;
+	}
+out:
+	mutex_unlock(&cma_bind_lock);
+	return ret;
+}
+
+static void cma_release_port(struct cma_id *id)
+{
+	struct cma_bind *bind = id->bind;
+
+	if (!bind)
+		return;
+	mutex_lock(&cma_bind_lock);
+	hlist_del(&id->bind_node);
+	if (hlist_empty(&bind->owners)) {
+		xa_erase(cma_ps_table(bind->ps), bind->port);
+		kfree(bind);
+	}
+	id->bind = NULL;
+	mutex_unlock(&cma_bind_lock);
+}
+
+/* ---- device binding ---- */
+
+/*
+ * Binds @id to the device port whose GID table holds @src as a RoCEv2
+ * GID (IPv4-mapped for IPv4), as upstream cma_acquire_dev_by_src_ip with
+ * its default GID type.
+ */
+int cma_acquire_dev(struct cma_id *id, const struct sockaddr *src,
+		    int ifindex)
+{
+	struct cma_device *cdev;
+	enum ibx_gid_type type;
+	union ibx_gid want, gid;
+	unsigned int i;
+	u32 port;
+
+	cma_ip_to_gid(src, &want);
+	mutex_lock(&cma_dev_lock);
+	list_for_each_entry(cdev, &cma_dev_list, node) {
+		for (port = 1; port <= cdev->dev->attr.base.phys_port_cnt; port++) {
+			for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
+				if (ibx_get_gid(cdev->dev, port, i, &gid, &type) ||
+				    type != IBX_GID_TYPE_ROCE_V2 ||
+				    memcmp(&gid, &want, sizeof(gid)))
+					continue;
+				id->cdev = cdev;
+				id->port = port;
+				id->sgid_index = i;
+				id->ifindex = ifindex;
+				list_add_tail(&id->dev_node, &cdev->ids);
+				mutex_unlock(&cma_dev_lock);
+				return 0;
+			}
+		}
+	}
+	mutex_unlock(&cma_dev_lock);
+	return -ENODEV;
+}
+
+void cma_release_dev(struct cma_id *id)
+{
+	mutex_lock(&cma_dev_lock);
+	if (id->cdev) {
+		list_del_init(&id->dev_node);
+		id->cdev = NULL;
+	}
+	mutex_unlock(&cma_dev_lock);
+}
+
+int cma_device_index(struct cma_id *id)
+{
+	return id->cdev ? ibx_device_index(id->cdev->dev) : 0;
+}
+
+u64 cma_node_guid(struct cma_id *id)
+{
+	return id->cdev ? (__force u64)id->cdev->dev->attr.base.node_guid : 0;
+}
+
+/* The netdev that owns a local IP address, or 0. */
+static int cma_translate_ip(const struct sockaddr *addr)
+{
+	struct net_device *ndev;
+	int ifindex = 0;
+
+	if (addr->sa_family == AF_INET) {
+		ndev = ip_dev_find(&init_net,
+				   ((const struct sockaddr_in *)addr)->sin_addr.s_addr);
+		if (ndev) {
+			ifindex = ndev->ifindex;
+			dev_put(ndev);
+		}
+		return ifindex;
+	}
+	rcu_read_lock();
+	for_each_netdev_rcu(&init_net, ndev) {
+		if (ipv6_chk_addr(&init_net,
+				  &((const struct sockaddr_in6 *)addr)->sin6_addr,
+				  ndev, 1)) {
+			ifindex = ndev->ifindex;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ifindex;
+}
+
+/* ---- operations ---- */
+
+int cma_bind_addr(struct cma_id *id, const struct sockaddr *addr)
+{
+	int ifindex = 0, ret;
+
+	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+		return -EAFNOSUPPORT;	/* AF_IB: see ucma_bind() */
+	if (id->state != CMA_IDLE)
+		return -EINVAL;
+	memset(&id->src, 0, sizeof(id->src));
+	memcpy(&id->src, addr, cma_addr_size(addr));
+	if (!cma_any_addr(addr)) {
+		ifindex = cma_translate_ip(addr);
+		if (!ifindex)
+			return -EADDRNOTAVAIL;
+		ret = cma_acquire_dev(id, addr, ifindex);
+		if (ret)
+			return ret;
+	}
+	if (!id->afonly_set && addr->sa_family == AF_INET6)
+		id->afonly = READ_ONCE(init_net.ipv6.sysctl.bindv6only);
+	ret = cma_get_port(id);
+	if (ret) {
+		cma_release_dev(id);
+		return ret;
+	}
+	id->state = CMA_ADDR_BOUND;
+	return 0;
+}
+
+int cma_listen(struct cma_id *id, int backlog)
+{
+	const struct cma_cm_ops *cm = cma_cm_ops();
+	struct sockaddr_in any = { .sin_family = AF_INET };
+	int ret;
+
+	if (id->state == CMA_IDLE) {
+		ret = cma_bind_addr(id, (struct sockaddr *)&any);
+		if (ret)
+			return ret;
+	}
+	if (id->state != CMA_ADDR_BOUND)
+		return -EINVAL;
+	/* A listener shares its port only with REUSEADDR non-listeners. */
+	if (id->reuseaddr) {
+		mutex_lock(&cma_bind_lock);
+		ret = cma_check_port(id->bind, id, false);
+		mutex_unlock(&cma_bind_lock);
+		if (ret)
+			return ret;
+	}
+	id->backlog = backlog;
+	if (cm) {
+		u64 sid = ((u64)id->ps << 16) +
+			  ntohs(cma_port((struct sockaddr *)&id->src));
+
+		ret = cm->listen(id, cpu_to_be64(sid),
+				 cpu_to_be64(0xffffffffffffffffULL));
+		if (ret)
+			return ret;
+	}
+	id->state = CMA_LISTEN;
+	return 0;
+}
+
+enum ibx_mtu cma_netdev_mtu(int mtu)
+{
+	/* The IB MTU that fits the netdev MTU minus RoCE headers (iboe_get_mtu). */
+	mtu -= 96;
+	if (mtu >= 4096)
+		return IBX_MTU_4096;
+	if (mtu >= 2048)
+		return IBX_MTU_2048;
+	if (mtu >= 1024)
+		return IBX_MTU_1024;
+	if (mtu >= 512)
+		return IBX_MTU_512;
+	return IBX_MTU_256;
+}
+
+static void cma_route_work(struct work_struct *work)
+{
+	struct cma_id *id = container_of(work, struct cma_id, route_work);
+	struct cma_event ev = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
+
+	mutex_lock(&id->lock);
+	if (id->state == CMA_ROUTE_QUERY) {
+		id->state = CMA_ROUTE_RESOLVED;
+		id->handler(id, &ev);
+	}
+	mutex_unlock(&id->lock);
+}
+
+/* Fills the RoCE path as upstream cma_resolve_iboe_route does. */
+static int cma_build_path(struct cma_id *id)
+{
+	struct cma_path *p = &id->path;
+	struct net_device *ndev;
+	u16 sport, dport;
+
+	ndev = dev_get_by_index(&init_net, id->ifindex);
+	if (!ndev)
+		return -ENODEV;
+	p->mtu = cma_netdev_mtu(READ_ONCE(ndev->mtu));
+	dev_put(ndev);
+	cma_ip_to_gid((struct sockaddr *)&id->src, &p->sgid);
+	cma_ip_to_gid((struct sockaddr *)&id->dst, &p->dgid);
+	p->hop_limit = id->hop_limit;
+	p->traffic_class = id->tos;
+	p->sl = 0;
+	p->packet_life_time = id->ack_timeout ? id->ack_timeout - 1 :
+			      CMA_IBOE_PACKET_LIFETIME;
+	sport = ntohs(cma_port((struct sockaddr *)&id->src));
+	dport = ntohs(cma_port((struct sockaddr *)&id->dst));
+	p->flow_label = 0;
+	if (id->dst.ss_family == AF_INET6)
+		p->flow_label = ntohl(((struct sockaddr_in6 *)&id->dst)->sin6_flowinfo) &
+				0xfffff;
+	if (!p->flow_label)
+		p->flow_label = ((u32)sport * 31 + dport) & 0xfffff;
+	id->path_valid = true;
+	return 0;
+}
+
+int cma_resolve_route(struct cma_id *id, unsigned long timeout_ms)
+{
+	int ret;
+
+	if (id->state != CMA_ADDR_RESOLVED)
+		return -EINVAL;
+	ret = cma_build_path(id);
+	if (ret)
+		return ret;
+	id->state = CMA_ROUTE_QUERY;
+	queue_work(system_wq, &id->route_work);
+	return 0;
+}
+
+int cma_set_option(struct cma_id *id, u32 level, u32 name, const void *val,
+		   size_t len)
+{
+	if (level != RDMA_OPTION_ID)
+		return -ENOSYS;
+	switch (name) {
+	case RDMA_OPTION_ID_TOS:
+		if (len != sizeof(u8))
+			return -EINVAL;
+		id->tos = *(const u8 *)val;
+		id->tos_set = true;
+		return 0;
+	case RDMA_OPTION_ID_REUSEADDR:
+		if (len != sizeof(int))
+			return -EINVAL;
+		if ((*(const int *)val && id->state != CMA_LISTEN) ||
+		    id->state == CMA_IDLE) {
+			id->reuseaddr = !!*(const int *)val;
+			return 0;
+		}
+		return -EINVAL;
+	case RDMA_OPTION_ID_AFONLY:
+		if (len != sizeof(int))
+			return -EINVAL;
+		if (id->state != CMA_IDLE && id->state != CMA_ADDR_BOUND)
+			return -EINVAL;
+		id->afonly = !!*(const int *)val;
+		id->afonly_set = true;
+		return 0;
+	case RDMA_OPTION_ID_ACK_TIMEOUT:
+		if (len != sizeof(u8))
+			return -EINVAL;
+		if (id->qp_type != IB_UVERBS_QPT_RC)
+			return -EINVAL;
+		id->ack_timeout = *(const u8 *)val;
+		return 0;
+	}
+	return -ENOSYS;
+}
+
+void cma_fill_ah_attr(struct cma_id *id, const union ibx_gid *dgid,
+		      struct ib_uverbs_ah_attr *ah)
+{
+	memset(ah, 0, sizeof(*ah));
+	memcpy(ah->grh.dgid, dgid->raw, 16);
+	ah->grh.sgid_index = id->sgid_index;
+	ah->grh.hop_limit = id->hop_limit;
+	ah->grh.traffic_class = id->tos;
+	ah->is_global = 1;
+	ah->port_num = id->port;
+}
+
+/*
+ * Without a CM connection upstream answers every state with the INIT
+ * attributes (cma_ib_init_qp_attr) plus rq_psn for RTR; the connected
+ * RTR/RTS attributes come from the CM.
+ */
+int cma_init_qp_attr(struct cma_id *id, u32 qp_state,
+		     struct ib_uverbs_qp_attr *attr)
+{
+	const struct cma_cm_ops *cm = cma_cm_ops();
+
+	if (!id->cdev)
+		return -EINVAL;
+	if (cm && id->cm_priv && id->qp_type != IB_UVERBS_QPT_UD &&
+	    qp_state != IBX_QPS_INIT)
+		return cm->init_qp_attr(id, qp_state, attr);
+	attr->qp_state = qp_state;
+	attr->pkey_index = 0;		/* the default P_Key 0xffff */
+	attr->port_num = id->port;
+	attr->qp_attr_mask = IBX_QP_STATE | IBX_QP_PKEY_INDEX | IBX_QP_PORT;
+	if (id->qp_type == IB_UVERBS_QPT_UD) {
+		attr->qkey = id->qkey;
+		attr->qp_attr_mask |= IBX_QP_QKEY;
+	} else {
+		attr->qp_access_flags = 0;
+		attr->qp_attr_mask |= IBX_QP_ACCESS_FLAGS;
+	}
+	if (qp_state == IBX_QPS_RTR)
+		attr->rq_psn = id->seq_num;
+	return 0;
+}
+
+/*
+ * The connection operations need the IB CM.  Their input is validated
+ * here with upstream's errors for bad use (wrong state, no CM id); a
+ * valid request is -EOPNOTSUPP until the CM glue (cm_iface.h) lands with
+ * the CM module: nothing here pretends a connection.
+ */
+int cma_connect(struct cma_id *id, const struct rdma_ucm_conn_param *p)
+{
+	if (id->state != CMA_ROUTE_RESOLVED)
+		return -EINVAL;
+	return -EOPNOTSUPP;
+}
+
+/* Only a CONNECT_REQUEST id (state CONNECT) can be accepted. */
+int cma_accept(struct cma_id *id, const struct rdma_ucm_conn_param *p)
+{
+	if (id->state != CMA_CONNECT)
+		return -EINVAL;
+	return -EOPNOTSUPP;
+}
+
+/* Upstream: no CM id to reject or disconnect with is -EINVAL. */
+int cma_reject(struct cma_id *id, const void *pdata, u8 len, u8 reason)
+{
+	if (!id->cm_priv)
+		return -EINVAL;
+	return -EOPNOTSUPP;
+}
+
+int cma_disconnect(struct cma_id *id)
+{
+	if (!id->cm_priv)
+		return -EINVAL;
+	return -EOPNOTSUPP;
+}
+
+/* rdma_notify (IB_EVENT_COMM_EST for a connecting id): needs a CM id. */
+int cma_notify(struct cma_id *id, u32 event)
+{
+	if (!id->cm_priv)
+		return -EINVAL;
+	return -EOPNOTSUPP;
+}
+
+/* Called by cma_destroy_id and device removal with id->lock held. */
+static void cma_cm_detach(struct cma_id *id)
+{
+	const struct cma_cm_ops *cm = cma_cm_ops();
+
+	if (cm && id->cm_priv)
+		cm->destroy(id);
+	id->cm_priv = NULL;
+}
+
+/*
+ * Destroys @id: no handler call is made once it returns.  The caller
+ * (ucma) no longer reaches the id through any table.
+ */
+void cma_destroy_id(struct cma_id *id)
+{
+	mutex_lock(&id->lock);
+	id->state = CMA_DESTROYING;
+	cma_cm_detach(id);
+	mutex_unlock(&id->lock);
+	/* The works see DESTROYING and do nothing; wait for running ones. */
+	cancel_delayed_work_sync(&id->addr_work);
+	cancel_work_sync(&id->route_work);
+	cma_leave_all(id);
+	cma_release_dev(id);
+	cma_release_port(id);
+	/* Device removal may still hold a reference: wait for it. */
+	if (!atomic_dec_and_test(&id->refs))
+		wait_for_completion(&id->done);
+	atomic_dec(&cma_id_count);
+	kfree(id);
+}
+
+/*
+ * The device goes away (client remove): every id bound to it gets
+ * DEVICE_REMOVAL and loses its device; the ucma context stays until user
+ * space destroys it, as upstream.
+ */
+void cma_remove_device(struct cma_device *cdev)
+{
+	struct cma_event ev = { .event = RDMA_CM_EVENT_DEVICE_REMOVAL };
+	struct cma_id *id;
+
+	for (;;) {
+		mutex_lock(&cma_dev_lock);
+		id = list_first_entry_or_null(&cdev->ids, struct cma_id,
+					      dev_node);
+		if (id)
+			atomic_inc(&id->refs);
+		mutex_unlock(&cma_dev_lock);
+		if (!id)
+			break;
+		mutex_lock(&id->lock);
+		if (id->state != CMA_DESTROYING) {
+			id->state = CMA_DEVICE_REMOVAL;
+			cma_cm_detach(id);
+			id->handler(id, &ev);
+		}
+		cma_release_dev(id);
+		mutex_unlock(&id->lock);
+		if (atomic_dec_and_test(&id->refs))
+			complete(&id->done);
+	}
+	/* Memberships keep no device pointer; cma_leave_all frees them. */
+}
+
+/*
+ * RDMA_OPTION_IB_PATH (rdma_set_ib_path): the caller supplies the route;
+ * the id becomes ROUTE_RESOLVED and reports it, as upstream ucma does.
+ */
+int cma_set_ib_path(struct cma_id *id, const struct cma_path *path)
+{
+	struct cma_event ev = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
+
+	if (!id->cdev)
+		return -EINVAL;
+	if (id->state != CMA_ADDR_RESOLVED)
+		return -EINVAL;
+	id->path = *path;
+	id->path_valid = true;
+	id->state = CMA_ROUTE_RESOLVED;
+	id->handler(id, &ev);
+	return 0;
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * main.c - module ibx_rdma_cm: the misc device /dev/infiniband/rdma_cm
+ * (the ABI of the in-tree rdma_ucm, version 4), and the core client
+ * "rdma_cm" that tells the CMA of devices coming and going and answers
+ * netlink GET_CHARDEV for librdmacm.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/miscdevice.h>
+#include "ucma.h"
+
+static ssize_t abi_version_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", RDMA_USER_CM_ABI_VERSION);
+}
+static DEVICE_ATTR_RO(abi_version);
+
+/* Live ids and memberships: tests check that nothing is left behind. */
+static ssize_t ibx_ids_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&cma_id_count));
+}
+static DEVICE_ATTR_RO(ibx_ids);
+
+static ssize_t ibx_mcasts_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&cma_mcast_count));
+}
+static DEVICE_ATTR_RO(ibx_mcasts);
+
+static struct attribute *ucma_attrs[] = {
+	&dev_attr_abi_version.attr,
+	&dev_attr_ibx_ids.attr,
+	&dev_attr_ibx_mcasts.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(ucma);
+
+static struct miscdevice ucma_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "rdma_cm",
+	.nodename = "infiniband/rdma_cm",
+	.mode = 0666,
+	.fops = &ucma_fops,
+	.groups = ucma_groups,
+};
+
+static struct ibx_client cma_client;
+
+static int cma_add_one(struct ibx_device *dev)
+{
+	struct cma_device *cdev = kzalloc(sizeof(*cdev), GFP_KERNEL);
+
+	if (!cdev)
+		return -ENOMEM;
+	cdev->dev = dev;
+	INIT_LIST_HEAD(&cdev->ids);
+	mutex_lock(&cma_dev_lock);
+	list_add_tail(&cdev->node, &cma_dev_list);
+	mutex_unlock(&cma_dev_lock);
+	ibx_set_client_data(dev, &cma_client, cdev);
+	return 0;
+}
+
+static void cma_remove_one(struct ibx_device *dev, void *data)
+{
+	struct cma_device *cdev = data;
+
+	mutex_lock(&cma_dev_lock);
+	list_del(&cdev->node);		/* no new id binds to it */
+	mutex_unlock(&cma_dev_lock);
+	cma_remove_device(cdev);
+	kfree(cdev);
+}
+
+/* netlink GET_CHARDEV "rdma_cm": the global device, whatever @dev. */
+static int cma_get_nl_info(struct ibx_device *dev,
+			   struct ibx_client_nl_info *res)
+{
+	res->cdev = ucma_misc.this_device;
+	res->abi = RDMA_USER_CM_ABI_VERSION;
+	return 0;
+}
+
+static struct ibx_client cma_client = {
+	.name = "rdma_cm",
+	.add = cma_add_one,
+	.remove = cma_remove_one,
+	.get_nl_info = cma_get_nl_info,
+};
+
+static int __init ibx_rdma_cm_init(void)
+{
+	int ret;
+
+	ret = misc_register(&ucma_misc);
+	if (ret) {
+		if (ret == -EEXIST || ret == -EBUSY)
+			pr_err(CMA_DRV ": the in-tree rdma_ucm holds /dev/infiniband/rdma_cm; unload it first (modprobe -r rdma_ucm)\n");
+		else
+			pr_err(CMA_DRV ": cannot register the rdma_cm misc device (%d)\n",
+			       ret);
+		return ret;
+	}
+	ret = ibx_register_client(&cma_client);
+	if (ret) {
+		misc_deregister(&ucma_misc);
+		return ret;
+	}
+	return 0;
+}
+
+static void __exit ibx_rdma_cm_exit(void)
+{
+	/* No file is open (each holds a module reference): no id is left. */
+	misc_deregister(&ucma_misc);
+	ibx_unregister_client(&cma_client);
+	WARN_ON(atomic_read(&cma_id_count));
+}
+
+module_init(ibx_rdma_cm_init);
+module_exit(ibx_rdma_cm_exit);
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_DESCRIPTION("RDMA connection manager ids and the rdma_ucm user ABI for the ibx verbs core");
