@@ -19,15 +19,8 @@
 #include <netdb.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+#include "check.h"
 
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__);				\
-		fprintf(stderr, " (errno %d %s)\n", errno, strerror(errno)); \
-		exit(1);						\
-	}								\
-} while (0)
 
 static const char *devname;
 static uint64_t dev_guid;
@@ -37,7 +30,7 @@ static void sin_set(struct sockaddr_in *s, const char *ip, int port)
 	memset(s, 0, sizeof(*s));
 	s->sin_family = AF_INET;
 	s->sin_port = htons(port);
-	CHECK(inet_pton(AF_INET, ip, &s->sin_addr) == 1, "address %s", ip);
+	REQUIRE(inet_pton(AF_INET, ip, &s->sin_addr) == 1, "address %s", ip);
 }
 
 static void expect(struct rdma_event_channel *ch, enum rdma_cm_event_type type,
@@ -45,20 +38,20 @@ static void expect(struct rdma_event_channel *ch, enum rdma_cm_event_type type,
 {
 	struct rdma_cm_event *ev;
 
-	CHECK(rdma_get_cm_event(ch, &ev) == 0, "rdma_get_cm_event");
-	CHECK(ev->event == type && ev->status == 0 && (!id || ev->id == id),
+	REQUIRE(rdma_get_cm_event(ch, &ev) == 0, "rdma_get_cm_event");
+	REQUIRE(ev->event == type && ev->status == 0 && (!id || ev->id == id),
 	      "event %s status %d, want %s", rdma_event_str(ev->event),
 	      ev->status, rdma_event_str(type));
-	CHECK(rdma_ack_cm_event(ev) == 0, "ack");
+	REQUIRE(rdma_ack_cm_event(ev) == 0, "ack");
 }
 
 static void check_verbs(struct rdma_cm_id *id)
 {
-	CHECK(id->verbs, "id->verbs NULL");
-	CHECK(!strcmp(ibv_get_device_name(id->verbs->device), devname),
+	REQUIRE(id->verbs, "id->verbs NULL");
+	REQUIRE(!strcmp(ibv_get_device_name(id->verbs->device), devname),
 	      "device %s", ibv_get_device_name(id->verbs->device));
-	CHECK(ibv_get_device_guid(id->verbs->device) == dev_guid, "GUID");
-	CHECK(id->port_num == 1, "port_num %u", id->port_num);
+	REQUIRE(ibv_get_device_guid(id->verbs->device) == dev_guid, "GUID");
+	REQUIRE(id->port_num == 1, "port_num %u", id->port_num);
 }
 
 static void test_devices(void)
@@ -67,14 +60,14 @@ static void test_devices(void)
 	int n, i, found = 0;
 
 	list = rdma_get_devices(&n);
-	CHECK(list && n >= 1, "rdma_get_devices: %d", n);
+	REQUIRE(list && n >= 1, "rdma_get_devices: %d", n);
 	for (i = 0; i < n; i++) {
 		if (strcmp(ibv_get_device_name(list[i]->device), devname))
 			continue;
 		found = 1;
 		dev_guid = ibv_get_device_guid(list[i]->device);
 	}
-	CHECK(found && dev_guid, "%s not among rdma_get_devices", devname);
+	REQUIRE(found && dev_guid, "%s not among rdma_get_devices", devname);
 	rdma_free_devices(list);
 	printf("ok rdma_get_devices: %d device(s)\n", n);
 }
@@ -87,26 +80,26 @@ static void test_resolve(struct rdma_event_channel *ch, const char *ip,
 	struct ibv_sa_path_rec *p;
 	struct rdma_conn_param cp = { .retry_count = 7 };
 
-	CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0, "create_id");
+	REQUIRE(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0, "create_id");
 	sin_set(&dst, dst_ip, 7471);
-	CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000) == 0,
+	REQUIRE(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000) == 0,
 	      "rdma_resolve_addr %s", dst_ip);
 	expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED, id);
 	check_verbs(id);
-	CHECK(((struct sockaddr_in *)rdma_get_local_addr(id))->sin_addr.s_addr ==
+	REQUIRE(((struct sockaddr_in *)rdma_get_local_addr(id))->sin_addr.s_addr ==
 	      inet_addr(ip), "source is not %s", ip);
-	CHECK(rdma_resolve_route(id, 2000) == 0, "rdma_resolve_route");
+	REQUIRE(rdma_resolve_route(id, 2000) == 0, "rdma_resolve_route");
 	expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, id);
-	CHECK(id->route.num_paths == 1, "num_paths %d", id->route.num_paths);
+	REQUIRE(id->route.num_paths == 1, "num_paths %d", id->route.num_paths);
 	p = &id->route.path_rec[0];
-	CHECK(p->hop_limit == 64 && p->pkey == htons(0xffff), "path hop %u pkey %x",
+	REQUIRE(p->hop_limit == 64 && p->pkey == htons(0xffff), "path hop %u pkey %x",
 	      p->hop_limit, ntohs(p->pkey));
-	CHECK(!memcmp(&p->dgid.raw[12], &dst.sin_addr, 4) && p->dgid.raw[11] == 0xff,
+	REQUIRE(!memcmp(&p->dgid.raw[12], &dst.sin_addr, 4) && p->dgid.raw[11] == 0xff,
 	      "dgid");
 	/* Until the IB CM exists CONNECT fails plainly. */
-	CHECK(rdma_connect(id, &cp) == -1 && errno == EOPNOTSUPP,
+	REQUIRE(rdma_connect(id, &cp) == -1 && errno == EOPNOTSUPP,
 	      "rdma_connect did not fail with EOPNOTSUPP");
-	CHECK(rdma_destroy_id(id) == 0, "destroy");
+	REQUIRE(rdma_destroy_id(id) == 0, "destroy");
 	printf("ok resolve addr+route to %s\n", dst_ip);
 }
 
@@ -117,16 +110,16 @@ static void test_unanswered(struct rdma_event_channel *ch, const char *ip)
 	struct rdma_cm_id *id;
 	struct sockaddr_in dst;
 
-	CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0, "create_id");
+	REQUIRE(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0, "create_id");
 	sin_set(&dst, ip, 7471);
-	CHECK(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 1000) == 0,
+	REQUIRE(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 1000) == 0,
 	      "rdma_resolve_addr %s", ip);
-	CHECK(rdma_get_cm_event(ch, &ev) == 0, "rdma_get_cm_event");
-	CHECK(ev->event == RDMA_CM_EVENT_ADDR_ERROR && ev->status == -ETIMEDOUT,
+	REQUIRE(rdma_get_cm_event(ch, &ev) == 0, "rdma_get_cm_event");
+	REQUIRE(ev->event == RDMA_CM_EVENT_ADDR_ERROR && ev->status == -ETIMEDOUT,
 	      "event %s status %d, want ADDR_ERROR -ETIMEDOUT",
 	      rdma_event_str(ev->event), ev->status);
 	rdma_ack_cm_event(ev);
-	CHECK(rdma_destroy_id(id) == 0, "destroy");
+	REQUIRE(rdma_destroy_id(id) == 0, "destroy");
 	printf("ok %s: ADDR_ERROR -ETIMEDOUT\n", ip);
 }
 
@@ -139,21 +132,21 @@ static void test_resolve6(struct rdma_event_channel *ch, const char *ip6)
 	struct rdma_cm_id *id;
 	struct ibv_sa_path_rec *p;
 
-	CHECK(getaddrinfo(ip6, "7471", &hints, &ai) == 0, "getaddrinfo %s", ip6);
+	REQUIRE(getaddrinfo(ip6, "7471", &hints, &ai) == 0, "getaddrinfo %s", ip6);
 	dst = (struct sockaddr_in6 *)ai->ai_addr;
-	CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0, "create_id");
-	CHECK(rdma_resolve_addr(id, NULL, ai->ai_addr, 2000) == 0,
+	REQUIRE(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0, "create_id");
+	REQUIRE(rdma_resolve_addr(id, NULL, ai->ai_addr, 2000) == 0,
 	      "rdma_resolve_addr %s", ip6);
 	expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED, id);
 	check_verbs(id);
-	CHECK(rdma_resolve_route(id, 2000) == 0, "rdma_resolve_route");
+	REQUIRE(rdma_resolve_route(id, 2000) == 0, "rdma_resolve_route");
 	expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, id);
-	CHECK(id->route.num_paths == 1, "num_paths %d", id->route.num_paths);
+	REQUIRE(id->route.num_paths == 1, "num_paths %d", id->route.num_paths);
 	p = &id->route.path_rec[0];
-	CHECK(!memcmp(p->dgid.raw, &dst->sin6_addr, 16) &&
+	REQUIRE(!memcmp(p->dgid.raw, &dst->sin6_addr, 16) &&
 	      !memcmp(p->sgid.raw, &dst->sin6_addr, 16), "IPv6 GIDs");
-	CHECK(p->hop_limit == 64, "hop_limit %u", p->hop_limit);
-	CHECK(rdma_destroy_id(id) == 0, "destroy");
+	REQUIRE(p->hop_limit == 64, "hop_limit %u", p->hop_limit);
+	REQUIRE(rdma_destroy_id(id) == 0, "destroy");
 	freeaddrinfo(ai);
 	printf("ok resolve addr+route to %s\n", ip6);
 }
@@ -163,18 +156,18 @@ static void test_bind_listen(struct rdma_event_channel *ch, const char *ip)
 	struct rdma_cm_id *id, *wild;
 	struct sockaddr_in a;
 
-	CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0, "create_id");
+	REQUIRE(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0, "create_id");
 	sin_set(&a, ip, 0);
-	CHECK(rdma_bind_addr(id, (struct sockaddr *)&a) == 0, "bind %s", ip);
+	REQUIRE(rdma_bind_addr(id, (struct sockaddr *)&a) == 0, "bind %s", ip);
 	check_verbs(id);
-	CHECK(rdma_get_src_port(id) != 0, "port 0 after bind");
-	CHECK(rdma_listen(id, 4) == 0, "listen");
-	CHECK(rdma_create_id(ch, &wild, NULL, RDMA_PS_TCP) == 0, "create_id");
+	REQUIRE(rdma_get_src_port(id) != 0, "port 0 after bind");
+	REQUIRE(rdma_listen(id, 4) == 0, "listen");
+	REQUIRE(rdma_create_id(ch, &wild, NULL, RDMA_PS_TCP) == 0, "create_id");
 	sin_set(&a, "0.0.0.0", 20555);
-	CHECK(rdma_bind_addr(wild, (struct sockaddr *)&a) == 0, "bind wildcard");
-	CHECK(!wild->verbs, "a wildcard id has a device");
-	CHECK(rdma_listen(wild, 0) == 0, "wildcard listen");
-	CHECK(rdma_destroy_id(wild) == 0 && rdma_destroy_id(id) == 0, "destroy");
+	REQUIRE(rdma_bind_addr(wild, (struct sockaddr *)&a) == 0, "bind wildcard");
+	REQUIRE(!wild->verbs, "a wildcard id has a device");
+	REQUIRE(rdma_listen(wild, 0) == 0, "wildcard listen");
+	REQUIRE(rdma_destroy_id(wild) == 0 && rdma_destroy_id(id) == 0, "destroy");
 	printf("ok bind/listen\n");
 }
 
@@ -183,8 +176,8 @@ static void test_getaddrinfo(const char *ip)
 	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE,
 				       .ai_port_space = RDMA_PS_TCP }, *res;
 
-	CHECK(rdma_getaddrinfo(ip, "7471", &hints, &res) == 0, "rdma_getaddrinfo");
-	CHECK(res->ai_family == AF_INET && res->ai_src_addr &&
+	REQUIRE(rdma_getaddrinfo(ip, "7471", &hints, &res) == 0, "rdma_getaddrinfo");
+	REQUIRE(res->ai_family == AF_INET && res->ai_src_addr &&
 	      ((struct sockaddr_in *)res->ai_src_addr)->sin_addr.s_addr == inet_addr(ip),
 	      "rdma_getaddrinfo result");
 	rdma_freeaddrinfo(res);
@@ -197,21 +190,21 @@ static void test_mcast(struct rdma_event_channel *ch, const char *ip)
 	struct rdma_cm_event *ev;
 	struct sockaddr_in a, g;
 
-	CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_UDP) == 0, "create_id");
+	REQUIRE(rdma_create_id(ch, &id, NULL, RDMA_PS_UDP) == 0, "create_id");
 	sin_set(&a, ip, 0);
-	CHECK(rdma_bind_addr(id, (struct sockaddr *)&a) == 0, "bind");
+	REQUIRE(rdma_bind_addr(id, (struct sockaddr *)&a) == 0, "bind");
 	sin_set(&g, "239.9.9.9", 0);
-	CHECK(rdma_join_multicast(id, (struct sockaddr *)&g, (void *)0x1234) == 0,
+	REQUIRE(rdma_join_multicast(id, (struct sockaddr *)&g, (void *)0x1234) == 0,
 	      "rdma_join_multicast");
-	CHECK(rdma_get_cm_event(ch, &ev) == 0, "get event");
-	CHECK(ev->event == RDMA_CM_EVENT_MULTICAST_JOIN && ev->status == 0 &&
+	REQUIRE(rdma_get_cm_event(ch, &ev) == 0, "get event");
+	REQUIRE(ev->event == RDMA_CM_EVENT_MULTICAST_JOIN && ev->status == 0 &&
 	      ev->param.ud.private_data == (void *)0x1234 &&
 	      ev->param.ud.qp_num == 0xffffff && ev->param.ud.qkey == 0x01234567 &&
 	      ev->param.ud.ah_attr.is_global,
 	      "MULTICAST_JOIN event %s", rdma_event_str(ev->event));
 	rdma_ack_cm_event(ev);
-	CHECK(rdma_leave_multicast(id, (struct sockaddr *)&g) == 0, "leave");
-	CHECK(rdma_destroy_id(id) == 0, "destroy");
+	REQUIRE(rdma_leave_multicast(id, (struct sockaddr *)&g) == 0, "leave");
+	REQUIRE(rdma_destroy_id(id) == 0, "destroy");
 	printf("ok multicast join/leave\n");
 }
 
@@ -219,12 +212,12 @@ int main(int argc, char **argv)
 {
 	struct rdma_event_channel *ch;
 
-	CHECK(argc == 4 || argc == 5,
+	REQUIRE(argc == 4 || argc == 5,
 	      "usage: %s DEV LOCAL_IPV4 OTHER_IPV4 [LOCAL_IPV6[%%IF]]", argv[0]);
 	devname = argv[1];
 	test_devices();
 	ch = rdma_create_event_channel();
-	CHECK(ch, "rdma_create_event_channel");
+	REQUIRE(ch, "rdma_create_event_channel");
 	test_bind_listen(ch, argv[2]);
 	test_resolve(ch, argv[2], argv[2]);
 	test_resolve(ch, argv[2], argv[3]);
