@@ -110,6 +110,8 @@ static int mlx_hw_add(const char *name)
 	INIT_LIST_HEAD(&dev->run_list);
 	skb_queue_head_init(&dev->rx_queue);
 	mutex_init(&dev->rx_lock);
+	mutex_init(&dev->ctx_lock);
+	INIT_LIST_HEAD(&dev->ctx_list);
 	spin_lock_init(&dev->lo_lock);
 	mutex_init(&dev->mcast_lock);
 	INIT_LIST_HEAD(&dev->mcast_list);
