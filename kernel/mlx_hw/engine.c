@@ -100,26 +100,33 @@ static bool mlx_hw_qp_db_pending(struct mlx_hw_qp *qp)
 }
 
 /*
- * A doorbell ring entry named @qp (doorbell.c): it runs if it is running
- * now (to run once more: its requester may have read the producer index
- * before the provider published it) or has doorbell work.  Looked at under
- * run_lock: a run that ended released the lock after its requester
- * recorded wait_db, so an idle QP is never run for nothing.  The QP joins
- * the run list through mlx_hw_qp_schedule() like every other.  True if it
- * was scheduled.
+ * A doorbell ring entry named @qp (doorbell.c): it joins the run list if
+ * it is running (to run once more: its requester may have read the
+ * producer index before the provider published it) or has doorbell work.
+ * Decided under run_lock: a run that ended released the lock after its
+ * requester recorded wait_db, so an idle QP is never run for nothing.
+ * True if it was scheduled.
  */
 bool mlx_hw_qp_schedule_rung(struct mlx_hw_qp *qp)
 {
 	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
+	bool kick = false, sched = true;
 	unsigned long flags;
-	bool run;
 
 	spin_lock_irqsave(&dev->run_lock, flags);
-	run = qp->running || mlx_hw_qp_db_pending(qp);
+	if (qp->running)
+		qp->rerun = true;
+	else if (!list_empty(&qp->run_node))
+		;	/* queued already */
+	else if (mlx_hw_qp_db_pending(qp) && mlx_hw_obj_get(&qp->obj)) {
+		list_add_tail(&qp->run_node, &dev->run_list);
+		kick = !dev->runners;
+	} else
+		sched = false;
 	spin_unlock_irqrestore(&dev->run_lock, flags);
-	if (run)
-		mlx_hw_qp_schedule(qp);
-	return run;
+	if (kick)
+		mlx_hw_engine_kick(dev);
+	return sched;
 }
 
 /* Runs one QP: what its state asks of each side. */
