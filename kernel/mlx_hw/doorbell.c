@@ -81,9 +81,13 @@ static bool mlx_hw_db_ring_qp(struct mlx_hw_ucontext *uctx, u32 qpn)
 	struct mlx_hw_qp *qp = mlx_hw_qp_get(to_mdev(uctx->ibx.dev), qpn);
 	bool ours = qp && qp->ibx.uctx == &uctx->ibx && qp->sq;
 
-	/* Run only if it has something to do (or is running). */
+	/*
+	 * Scheduled whatever the requester's wait_db says: a requester that
+	 * is running has not yet decided to wait, and a QP that is running
+	 * is only marked to run once more.
+	 */
 	if (ours)
-		mlx_hw_qp_schedule_rung(qp);
+		mlx_hw_qp_schedule(qp);
 	if (qp)
 		mlx_hw_qp_put(qp);
 	return ours;

@@ -69,66 +69,6 @@ void mlx_hw_qp_schedule(struct mlx_hw_qp *qp)
 		mlx_hw_engine_kick(dev);
 }
 
-/*
- * Whether a QP has doorbell work: new WQEs for a requester that waits for
- * them, or anything left to flush in ERR.  Lockless hints; the service
- * decides under the locks.
- */
-static bool mlx_hw_qp_db_pending(struct mlx_hw_qp *qp)
-{
-	struct mlx_hw_qp_db *db = qp->db;
-	bool corrupt = READ_ONCE(qp->db_corrupt);
-
-	if (!qp->sq)
-		return false;	/* XRC TGT: no queues */
-	switch (READ_ONCE(qp->state)) {
-	case IBX_QPS_RTS:
-		return READ_ONCE(qp->req.wait_db) && !corrupt &&
-		       le32_to_cpu(READ_ONCE(db->sq_pi)) !=
-		       READ_ONCE(qp->req.fetch_idx);
-	case IBX_QPS_ERR:
-		if (READ_ONCE(qp->sq_ci) != READ_ONCE(qp->req.fetch_idx) ||
-		    (qp->ibx.srq && !READ_ONCE(qp->last_wqe_reached)))
-			return true;
-		return !corrupt &&
-		       (le32_to_cpu(READ_ONCE(db->sq_pi)) != READ_ONCE(qp->sq_ci) ||
-			(qp->rq && le32_to_cpu(READ_ONCE(db->rq_pi)) !=
-				   READ_ONCE(qp->rq_ci)));
-	default:
-		return false;
-	}
-}
-
-/*
- * A doorbell ring entry named @qp (doorbell.c): it joins the run list if
- * it is running (to run once more: its requester may have read the
- * producer index before the provider published it) or has doorbell work.
- * Decided under run_lock: a run that ended released the lock after its
- * requester recorded wait_db, so an idle QP is never run for nothing.
- * True if it was scheduled.
- */
-bool mlx_hw_qp_schedule_rung(struct mlx_hw_qp *qp)
-{
-	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
-	bool kick = false, sched = true;
-	unsigned long flags;
-
-	spin_lock_irqsave(&dev->run_lock, flags);
-	if (qp->running)
-		qp->rerun = true;
-	else if (!list_empty(&qp->run_node))
-		;	/* queued already */
-	else if (mlx_hw_qp_db_pending(qp) && mlx_hw_obj_get(&qp->obj)) {
-		list_add_tail(&qp->run_node, &dev->run_list);
-		kick = !dev->runners;
-	} else
-		sched = false;
-	spin_unlock_irqrestore(&dev->run_lock, flags);
-	if (kick)
-		mlx_hw_engine_kick(dev);
-	return sched;
-}
-
 /* Runs one QP: what its state asks of each side. */
 static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 {

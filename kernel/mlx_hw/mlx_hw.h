@@ -558,7 +558,6 @@ void mlx_hw_engine_kick(struct mlx_hw_dev *dev);
 void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 			u32 rung);
 void mlx_hw_qp_schedule(struct mlx_hw_qp *qp);
-bool mlx_hw_qp_schedule_rung(struct mlx_hw_qp *qp);
 void mlx_hw_qp_unschedule(struct mlx_hw_qp *qp);
 
 /* data.c */
