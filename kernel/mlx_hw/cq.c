@@ -77,7 +77,8 @@ int mlx_hw_cq_post(struct mlx_hw_cq *cq, const struct mlx_hw_cqe *in,
 	WRITE_ONCE(cq->db->pi, cpu_to_le32(cq->pi));
 	/*
 	 * The CQE store must precede the arm word load: if the consumer's
-	 * new arm is missed here, the scan sees it later with pi != ci.
+	 * new arm is missed here, its doorbell ring entry, consumed later,
+	 * sees pi != ci.
 	 */
 	smp_mb();
 	fire = mlx_hw_cq_arm_locked(cq);
@@ -142,7 +143,7 @@ int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
 	if (err)
 		goto err_xa;
 	ibcq->cqe = cq->entries;
-	/* Published last: from now on the engine scans its arm word. */
+	/* Published last: from now on its ring entries find it. */
 	xa_store(&dev->cq_xa, cq->cqn, cq, GFP_KERNEL);
 	return 0;
 

@@ -381,6 +381,11 @@ const char *const mlx_hw_counter_names[] = {
 	[MLX_HW_CNT_LO_REORDERED] = "lo_reordered",
 	[MLX_HW_CNT_WAKEUPS] = "engine_wakeups",
 	[MLX_HW_CNT_INLINE_WAKES] = "engine_inline_wakes",
+	[MLX_HW_CNT_DB_ENTRIES] = "engine_db_entries",
+	[MLX_HW_CNT_DB_BAD] = "engine_db_bad",
+	[MLX_HW_CNT_DB_FALLBACKS] = "engine_db_fallbacks",
+	[MLX_HW_CNT_QPS_EXAMINED] = "engine_qps_examined",
+	[MLX_HW_CNT_QP_RUNS] = "engine_qp_runs",
 };
 static_assert(ARRAY_SIZE(mlx_hw_counter_names) == MLX_HW_NUM_COUNTERS);
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * engine.c - when the "hardware" runs: one kernel thread per device, and
- * the callers of MLX_HW_IOCTL_WAKE, make passes.  A pass finds the QPs
- * whose doorbells were rung and the CQs that were armed, takes the packets
- * the wire queued (recv.c), and runs each QP on the run list: completer
- * and requester, then responder, or the flush of a QP in ERR.  QPs join the
- * run list when a doorbell is found, a packet arrives for them, their
- * timer fires or their state changes.  The sleep/wake protocol is the
+ * the callers of MLX_HW_IOCTL_WAKE, make passes.  A pass consumes the
+ * doorbell rings (doorbell.c: the thread every context's, a WAKE caller
+ * its own), which name the QPs that were rung and the CQs that were
+ * armed, takes the packets the wire queued (recv.c), and runs each QP on
+ * the run list: completer and requester, then responder, or the flush of
+ * a QP in ERR.  QPs join the run list when their doorbell is consumed, a
+ * packet arrives for them, their timer fires or their state changes; a
+ * pass never looks at an idle QP.  The sleep/wake protocol is the
  * NEED_WAKEUP handshake of docs/prm.md section 2.
  */
 #include <linux/kthread.h>
@@ -70,6 +72,7 @@ void mlx_hw_qp_schedule(struct mlx_hw_qp *qp)
 /* Runs one QP: what its state asks of each side. */
 static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 {
+	bool flushed = false;
 	int state;
 
 	mutex_lock(&qp->send_lock);
@@ -86,7 +89,7 @@ static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 			ibx_qp_event(&qp->ibx, IBX_EVENT_SQ_DRAINED);
 		}
 	} else if (state == IBX_QPS_ERR) {
-		mlx_hw_sq_flush(qp);
+		flushed = mlx_hw_sq_flush(qp);
 	} else {
 		skb_queue_purge(&qp->comp_pkts);
 	}
@@ -98,7 +101,7 @@ static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 	    state == IBX_QPS_SQD) {
 		mlx_hw_responder(qp);
 	} else if (state == IBX_QPS_ERR) {
-		mlx_hw_resp_flush(qp);
+		flushed |= mlx_hw_resp_flush(qp);
 		/*
 		 * IBA 11.6.3: a QP of an SRQ in ERR takes no more WQEs from
 		 * it once the one it held is flushed: Last WQE Reached.  An
@@ -114,6 +117,13 @@ static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 		skb_queue_purge(&qp->resp_pkts);
 	}
 	mutex_unlock(&qp->recv_lock);
+	/*
+	 * A flush works within a budget: while it makes progress the QP runs
+	 * again (no doorbell announces what is left), until a run flushes
+	 * nothing.
+	 */
+	if (flushed)
+		mlx_hw_qp_schedule(qp);
 }
 
 /*
@@ -146,6 +156,7 @@ static bool mlx_hw_run(struct mlx_hw_dev *dev)
 			continue;
 		}
 		mlx_hw_service_qp(qp);
+		mlx_hw_count(dev, MLX_HW_CNT_QP_RUNS, 1);
 		/* Scheduled while it ran: back on the list, the ref with it. */
 		spin_lock_irq(&dev->run_lock);
 		qp->running = false;
@@ -163,94 +174,25 @@ static bool mlx_hw_run(struct mlx_hw_dev *dev)
 	}
 }
 
-/* ---------------- doorbells ---------------- */
-
 /*
- * Whether a QP has doorbell work: new WQEs for a requester that waits for
- * them, or anything left to flush in ERR.  Lockless hints; the service
- * decides under the locks.
+ * One pass (see the top of the file): the doorbells of @uctx only (a WAKE
+ * caller's, the object named by WAKE_DB first), or of every context (the
+ * thread, @uctx NULL).  True if it found any work.
  */
-static bool mlx_hw_qp_db_pending(struct mlx_hw_qp *qp)
+static bool mlx_hw_engine_pass(struct mlx_hw_dev *dev,
+			       struct mlx_hw_ucontext *uctx, u32 rung)
 {
-	struct mlx_hw_qp_db *db = qp->db;
-	bool corrupt = READ_ONCE(qp->db_corrupt);
-
-	if (!qp->sq)
-		return false;	/* XRC TGT: no queues */
-	switch (READ_ONCE(qp->state)) {
-	case IBX_QPS_RTS:
-		return READ_ONCE(qp->req.wait_db) && !corrupt &&
-		       le32_to_cpu(READ_ONCE(db->sq_pi)) !=
-		       READ_ONCE(qp->req.fetch_idx);
-	case IBX_QPS_ERR:
-		if (READ_ONCE(qp->sq_ci) != READ_ONCE(qp->req.fetch_idx) ||
-		    (qp->ibx.srq && !READ_ONCE(qp->last_wqe_reached)))
-			return true;
-		return !corrupt &&
-		       (le32_to_cpu(READ_ONCE(db->sq_pi)) != READ_ONCE(qp->sq_ci) ||
-			(qp->rq && le32_to_cpu(READ_ONCE(db->rq_pi)) !=
-				   READ_ONCE(qp->rq_ci)));
-	default:
-		return false;
-	}
-}
-
-/*
- * Looks at every QP's doorbell record and every CQ's arm word.  The cost
- * grows with the number of objects (the performance issue replaces it
- * with doorbell-driven scheduling).  True if it found work.
- */
-static bool mlx_hw_scan(struct mlx_hw_dev *dev)
-{
-	unsigned long idx;
-	struct mlx_hw_qp *qp;
-	struct mlx_hw_cq *cq;
-	bool did = false, got;
-	u32 old_sn;
-
-	for (idx = 0;; idx++) {
-		/* A reference, taken under the lock: destroy may be racing. */
-		xa_lock(&dev->qp_xa);
-		qp = xa_find(&dev->qp_xa, &idx, ULONG_MAX, XA_PRESENT);
-		got = qp && mlx_hw_obj_get(&qp->obj);
-		xa_unlock(&dev->qp_xa);
-		if (!qp)
-			break;
-		if (!got)
-			continue;	/* being destroyed */
-		if (mlx_hw_qp_db_pending(qp)) {
-			mlx_hw_qp_schedule(qp);
-			did = true;
-		}
-		mlx_hw_qp_put(qp);
-	}
-
-	for (idx = 0;; idx++) {
-		xa_lock(&dev->cq_xa);
-		cq = xa_find(&dev->cq_xa, &idx, ULONG_MAX, XA_PRESENT);
-		got = cq && mlx_hw_obj_get(&cq->obj);
-		xa_unlock(&dev->cq_xa);
-		if (!cq)
-			break;
-		if (!got)
-			continue;
-		old_sn = READ_ONCE(cq->arm_sn);
-		mlx_hw_cq_check_arm(cq);
-		did |= READ_ONCE(cq->arm_sn) != old_sn;
-		mlx_hw_obj_put(&cq->obj);
-	}
-	return did;
-}
-
-/* One pass (see the top of the file); true if it found any work. */
-static bool mlx_hw_engine_pass(struct mlx_hw_dev *dev)
-{
-	bool did;
+	bool did = false;
 
 	spin_lock_irq(&dev->run_lock);
 	dev->runners++;
 	spin_unlock_irq(&dev->run_lock);
-	did = mlx_hw_scan(dev);
+	/* A runner now: scheduling the QP rung does not wake the thread. */
+	if (rung) {
+		mlx_hw_db_serve(uctx, rung);
+		did = true;
+	}
+	did |= uctx ? mlx_hw_db_consume(uctx) : mlx_hw_db_consume_all(dev);
 	did |= mlx_hw_rx_dispatch(dev);
 	did |= mlx_hw_run(dev);
 	return did;
@@ -296,7 +238,7 @@ static int mlx_hw_engine_thread(void *arg)
 
 	while (!kthread_should_stop()) {
 		atomic_set(&dev->kick, 0);
-		if (mlx_hw_engine_pass(dev)) {
+		if (mlx_hw_engine_pass(dev, NULL, 0)) {
 			idle_since = local_clock();
 			cond_resched();
 			continue;
@@ -321,16 +263,16 @@ static int mlx_hw_engine_thread(void *arg)
 
 		mlx_hw_engine_set_flags(dev, MLX_HW_ENGINE_NEED_WAKEUP);
 		/*
-		 * The flag store must be visible before the doorbells are
+		 * The flag store must be visible before the rings are
 		 * re-read (pairs with the provider's barrier between its
-		 * doorbell store and its flags load).
+		 * ring entry store and its flags load).
 		 */
 		smp_mb();
 		/*
 		 * Only a look, not a pass: the flag must not stay set while
 		 * QPs run, or every doorbell meanwhile costs a system call.
 		 */
-		if (mlx_hw_scan(dev) || mlx_hw_engine_busy(dev)) {
+		if (mlx_hw_db_pending_any(dev) || mlx_hw_engine_busy(dev)) {
 			mlx_hw_engine_set_flags(dev, 0);
 			idle_since = local_clock();
 			continue;
@@ -371,8 +313,9 @@ void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
 #define MLX_HW_ENGINE_PROBE_NS	NSEC_PER_MSEC
 
 /*
- * MLX_HW_IOCTL_WAKE: the doorbells that were rung are served right here, in
- * the caller's context, so the first work request after an idle period does
+ * MLX_HW_IOCTL_WAKE: the doorbells the caller's context rang (its ring, not
+ * the other contexts', and never a scan) are served right here, in the
+ * caller's context, so the first work request after an idle period does
  * not wait for the thread to win a CPU against the busy-polling processes
  * that rang.  Then the thread is woken: awake, it clears NEED_WAKEUP and
  * polls, so that the posts of a busy stream that follow need no system
@@ -387,13 +330,14 @@ void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
  * running anything.  Timers (ACK timeout, RNR) kick the thread themselves
  * when they fire.
  */
-void mlx_hw_engine_wake(struct mlx_hw_dev *dev)
+void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
+			u32 rung)
 {
 	u64 now;
 	int pass;
 
-	for (pass = 0; pass < 4; pass++)
-		if (!mlx_hw_engine_pass(dev))
+	for (pass = 0; pass < 4; pass++, rung = 0)
+		if (!mlx_hw_engine_pass(dev, uctx, rung))
 			break;
 	if (READ_ONCE(dev->engine_contended) && !mlx_hw_engine_busy(dev)) {
 		now = local_clock();

@@ -112,6 +112,8 @@ static int mlx_hw_bind(struct net_device *ndev, const char *ibname)
 	INIT_LIST_HEAD(&dev->run_list);
 	skb_queue_head_init(&dev->rx_queue);
 	mutex_init(&dev->rx_lock);
+	mutex_init(&dev->ctx_lock);
+	INIT_LIST_HEAD(&dev->ctx_list);
 	spin_lock_init(&dev->lo_lock);
 	mutex_init(&dev->mcast_lock);
 	INIT_LIST_HEAD(&dev->mcast_list);

@@ -46,11 +46,11 @@
 #define MLX_HW_VENDOR_PART_ID	0x4d48
 #define MLX_HW_HW_VER		1
 
-#define MLX_HW_MAX_QP		4096
+#define MLX_HW_MAX_QP		65536
 #define MLX_HW_MAX_QP_WR	16384
 #define MLX_HW_MAX_SGE		32
 #define MLX_HW_MAX_INLINE	512
-#define MLX_HW_MAX_CQ		4096
+#define MLX_HW_MAX_CQ		65536
 #define MLX_HW_MAX_CQE		65536
 #define MLX_HW_MAX_MR		65536
 #define MLX_HW_MAX_PD		4096
@@ -164,6 +164,11 @@ enum mlx_hw_counter {
 	MLX_HW_CNT_LO_REORDERED,
 	MLX_HW_CNT_WAKEUPS,
 	MLX_HW_CNT_INLINE_WAKES,
+	MLX_HW_CNT_DB_ENTRIES,
+	MLX_HW_CNT_DB_BAD,
+	MLX_HW_CNT_DB_FALLBACKS,
+	MLX_HW_CNT_QPS_EXAMINED,
+	MLX_HW_CNT_QP_RUNS,
 	MLX_HW_NUM_COUNTERS
 };
 
@@ -217,6 +222,8 @@ struct mlx_hw_dev {
 	struct list_head run_list;	/* QPs with work, in arrival order */
 	unsigned int runners;		/* contexts in a pass: they drain it */
 	struct sk_buff_head rx_queue;	/* packets from the wire (net.c) */
+	struct mutex ctx_lock;		/* protects ctx_list */
+	struct list_head ctx_list;	/* user contexts: their doorbell rings */
 	struct mutex rx_lock;		/* one context takes rx_queue at a time */
 
 	/* Loopback fault injection: the packet held back to reorder. */
@@ -250,6 +257,15 @@ struct mlx_hw_ucontext {
 	struct ibx_ucontext ibx;	/* must be first */
 	struct xarray mmap_xa;		/* key >> PAGE_SHIFT -> region (ref) */
 	u32 mmap_next;			/* xa_alloc_cyclic cursor */
+
+	/* The doorbell ring (doorbell.c, docs/prm.md 2.1). */
+	struct list_head ctx_node;	/* in dev->ctx_list */
+	struct mlx_hw_region *db_region;	/* the ring's page, mapped r/w */
+	struct mlx_hw_db_ring *db_ring;	/* db_region->vaddr */
+	__le32 *db_entry;		/* the slots */
+	struct mutex db_lock;		/* one consumer at a time */
+	u32 db_ci;			/* private consumer index */
+	bool db_missed;			/* a consumer found db_lock taken */
 };
 
 static inline struct mlx_hw_ucontext *to_muctx(struct ibx_ucontext *u)
@@ -539,11 +555,21 @@ static inline void mlx_hw_srq_put(struct mlx_hw_srq *srq)
 	mlx_hw_obj_put(&srq->obj);
 }
 
+/* doorbell.c */
+int mlx_hw_db_ctx_init(struct mlx_hw_ucontext *uctx, u64 *key);
+void mlx_hw_db_ctx_fini(struct mlx_hw_ucontext *uctx);
+void mlx_hw_db_ctx_resp(struct mlx_hw_alloc_ucontext_resp *resp);
+bool mlx_hw_db_consume(struct mlx_hw_ucontext *uctx);
+void mlx_hw_db_serve(struct mlx_hw_ucontext *uctx, u32 e);
+bool mlx_hw_db_consume_all(struct mlx_hw_dev *dev);
+bool mlx_hw_db_pending_any(struct mlx_hw_dev *dev);
+
 /* engine.c */
 int mlx_hw_engine_start(struct mlx_hw_dev *dev);
 void mlx_hw_engine_stop(struct mlx_hw_dev *dev);
 void mlx_hw_engine_kick(struct mlx_hw_dev *dev);
-void mlx_hw_engine_wake(struct mlx_hw_dev *dev);
+void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
+			u32 rung);
 void mlx_hw_qp_schedule(struct mlx_hw_qp *qp);
 void mlx_hw_qp_unschedule(struct mlx_hw_qp *qp);
 

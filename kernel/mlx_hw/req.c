@@ -40,7 +40,7 @@ void mlx_hw_req_reset(struct mlx_hw_qp *qp)
 	req->noack_pkts = 0;
 	req->wait_until = 0;
 	req->tx_backoff = 0;
-	/* The doorbell scan runs the QP as soon as a WQE is posted. */
+	/* The doorbell ring entry of the next post runs the QP. */
 	req->wait_db = true;
 }
 
@@ -350,7 +350,7 @@ static enum mlx_hw_req_state mlx_hw_req_fetch(struct mlx_hw_qp *qp,
 		return MLX_HW_REQ_WAIT;
 	pi = le32_to_cpu(READ_ONCE(qp->db->sq_pi));
 	if (pi == req->fetch_idx) {
-		req->wait_db = true;	/* the doorbell scan looks for more */
+		req->wait_db = true;	/* the next doorbell runs it again */
 		return MLX_HW_REQ_WAIT;
 	}
 	if (!mlx_hw_db_ok(qp, pi, qp->sq_ci, qp->sq_wqe_cnt))

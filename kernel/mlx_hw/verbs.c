@@ -49,18 +49,28 @@ static int mlx_hw_alloc_ucontext(struct ibx_ucontext *ibuctx,
 				 &resp.engine_page_key);
 	if (err)
 		return err;
+	err = mlx_hw_db_ctx_init(uctx, &resp.db_ring_key);
+	if (err)
+		goto err_mmap;
+	mlx_hw_db_ctx_resp(&resp);
 	resp.abi_version = MLX_HW_ABI_VERSION;
 	resp.engine_page_size = PAGE_SIZE;
 	resp.max_inline_data = MLX_HW_MAX_INLINE;
 	resp.cqe_size = sizeof(struct mlx_hw_cqe);
 	err = ibx_udata_copy_to(udata, &resp, sizeof(resp));
 	if (err)
-		mlx_hw_mmap_remove_all(uctx);
+		goto err_db;
+	return 0;
+err_db:
+	mlx_hw_db_ctx_fini(uctx);
+err_mmap:
+	mlx_hw_mmap_remove_all(uctx);
 	return err;
 }
 
 static void mlx_hw_dealloc_ucontext(struct ibx_ucontext *ibuctx)
 {
+	mlx_hw_db_ctx_fini(to_muctx(ibuctx));
 	mlx_hw_mmap_remove_all(to_muctx(ibuctx));
 }
 
@@ -71,7 +81,12 @@ static long mlx_hw_ioctl(struct ibx_ucontext *ibuctx, unsigned int cmd,
 
 	switch (cmd) {
 	case MLX_HW_IOCTL_WAKE:
-		mlx_hw_engine_wake(dev);
+		mlx_hw_engine_wake(dev, to_muctx(ibuctx), 0);
+		return 0;
+	case MLX_HW_IOCTL_WAKE_DB:
+		if (arg > U32_MAX)
+			return -EINVAL;
+		mlx_hw_engine_wake(dev, to_muctx(ibuctx), arg);
 		return 0;
 	default:
 		return -ENOTTY;

@@ -151,11 +151,18 @@ static int raw_create_srq(struct ctx *c, uint32_t pd, uint64_t user_handle,
 	return 0;
 }
 
-/* Publishes a doorbell value and wakes the engine (PRM 2, 3). */
-static void ring_doorbell(struct ctx *c, __le32 *db, uint32_t pi)
+/*
+ * Publishes a doorbell value and wakes the engine naming the QP rung
+ * (PRM 2, 2.1, 3); an SRQ (@qpn 0) needs no entry.
+ */
+static void ring_doorbell(struct ctx *c, __le32 *db, uint32_t pi, uint32_t qpn)
 {
 	__atomic_store_n(db, htole32(pi), __ATOMIC_RELEASE);
-	ioctl(c->fd, MLX_HW_IOCTL_WAKE);
+	if (qpn)
+		ioctl(c->fd, MLX_HW_IOCTL_WAKE_DB, (unsigned long)
+		      (MLX_HW_DB_KIND_QP << MLX_HW_DB_KIND_SHIFT | qpn));
+	else
+		ioctl(c->fd, MLX_HW_IOCTL_WAKE);
 }
 
 /* A receive WQE without buffers (takes zero-length messages). */
@@ -166,7 +173,7 @@ static void raw_post_recv(struct ctx *c, struct raw_queue *q, uint64_t wr_id)
 
 	memset(w, 0, q->rq_stride);
 	w->wr_id = htole64(wr_id);
-	ring_doorbell(c, q->rq_pi, ++q->rq_next);
+	ring_doorbell(c, q->rq_pi, ++q->rq_next, q->sq ? q->num : 0);
 }
 
 /* A signaled zero-length SEND. */
@@ -179,7 +186,7 @@ static void raw_post_send(struct ctx *c, struct raw_queue *q, uint64_t wr_id)
 	w->wr_id = htole64(wr_id);
 	w->opcode = MLX_HW_OP_SEND;
 	w->flags = MLX_HW_WQE_SIGNALED;
-	ring_doorbell(c, q->sq_pi, ++q->sq_next);
+	ring_doorbell(c, q->sq_pi, ++q->sq_next, q->num);
 }
 
 /* RESET -> RTS, connected to @dqpn. */

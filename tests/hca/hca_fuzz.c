@@ -10,7 +10,10 @@
  *   hca_fuzz [-d DEV] [-g GID_INDEX] [-n ROUNDS]
  *
  * The rings are found by their mmap in /proc/self/maps (the QP region is
- * the uverbs mapping that appears with the QP), laid out as the PRM says.
+ * the uverbs mapping that appears with the QP, the context's doorbell ring
+ * the writable one that appears with the context), laid out as the PRM
+ * says.  The doorbell ring gets garbage entries, pi/ci words and overflow
+ * flags too (PRM 2.1).
  */
 #include <errno.h>
 #include <poll.h>
@@ -39,6 +42,7 @@ static uint64_t rnd(void)
 
 struct map {
 	uintptr_t start, end;
+	int writable;
 };
 
 /* The uverbs mappings of this process. */
@@ -55,9 +59,12 @@ static int uverbs_maps(struct map *m)
 
 		if (!strstr(line, "uverbs"))
 			continue;
-		if (sscanf(line, "%lx-%lx", &s, &e) == 2) {
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s", &s, &e, perms) == 3) {
 			m[n].start = s;
 			m[n].end = e;
+			m[n].writable = perms[1] == 'w';
 			n++;
 		}
 	}
@@ -90,6 +97,7 @@ struct env {
 	struct ibv_mr *mr;
 	union ibv_gid gid;
 	uint8_t *buf;
+	volatile uint32_t *dbr;		/* the context's doorbell ring page */
 };
 
 static struct ibv_qp *make_qp(struct env *e, uint8_t **region, size_t *len)
@@ -168,14 +176,50 @@ static int settle(struct env *e)
 	return 0;
 }
 
-/* Rings the doorbell of a hand-made WQE and wakes the engine. */
-static void ring(struct ibv_context *ctx, volatile uint32_t *db, uint32_t v)
+/*
+ * Rings the doorbell of a hand-made WQE and wakes the engine, naming the
+ * QP: MLX_HW_IOCTL_WAKE_DB = _IO(0xb7, 2), argument (1 << 24 | qpn).
+ */
+static void ring(struct ibv_context *ctx, volatile uint32_t *db, uint32_t v,
+		 uint32_t qpn)
 {
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	*db = v;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	/* Always wake: MLX_HW_IOCTL_WAKE = _IO(0xb7, 1). */
-	ioctl(ctx->cmd_fd, (0xb7 << 8) | 1);
+	ioctl(ctx->cmd_fd, (0xb7 << 8) | 2, (unsigned long)(1u << 24 | qpn));
+}
+
+/*
+ * Garbage in the doorbell ring (PRM 2.1: header words pi, overflow at 0
+ * and 4, ci at 64, 512 entries from byte 128): entries naming no object,
+ * objects of no kind, real QPs, the CQ; random overflow and ci words.  The
+ * entries are pushed as a producer would (at pi, then pi advanced), so that
+ * the provider's own doorbells still reach the engine afterwards; ci is put
+ * back once the engine has consumed everything.
+ */
+static void scribble_ring(struct env *e, uint32_t qpa, uint32_t qpb)
+{
+	volatile uint32_t *r = e->dbr, *slot = e->dbr + 32;
+	uint32_t pi = r[0], k = 1 + rnd() % 16, j, v;
+
+	for (j = 0; j < k; j++) {
+		switch (rnd() % 6) {
+		case 0: v = 1u << 24 | qpa; break;
+		case 1: v = 1u << 24 | qpb; break;
+		case 2: v = 2u << 24 | (uint32_t)(rnd() % 8); break;
+		case 3: v = 1u << 24 | (uint32_t)(rnd() & 0xffffff); break;
+		default: v = (uint32_t)rnd(); break;
+		}
+		slot[(pi + j) & 511] = v ? v : 0xff000000u;
+	}
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	r[0] = pi + k;
+	if (rnd() & 1)
+		r[1] = (uint32_t)rnd();		/* overflow: a scan of ours */
+	if (rnd() & 1)
+		r[16] = (uint32_t)rnd();	/* ci is the engine's */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	ioctl(e->ctx->cmd_fd, (0xb7 << 8) | 1);
 }
 
 static int round_(struct env *e, int r)
@@ -212,7 +256,7 @@ static int round_(struct env *e, int r)
 			*(uint64_t *)(slot + 24) = (uintptr_t)e->buf + 4096;
 		}
 	}
-	ring(e->ctx, &dbb[1], 4);
+	ring(e->ctx, &dbb[1], 4, b->qp_num);
 
 	/* Garbage send WQEs on a, with plausible opcodes now and then. */
 	for (i = 0; i < 8; i++) {
@@ -247,17 +291,22 @@ static int round_(struct env *e, int r)
 			*(uint64_t *)&d[2] = (uintptr_t)e->buf + rnd() % 4096;
 		}
 	}
-	ring(e->ctx, &dba[0], 8);
+	ring(e->ctx, &dba[0], 8, a->qp_num);
+	if (e->dbr && r % 3 == 0)
+		scribble_ring(e, a->qp_num, b->qp_num);
 
 	/* Engine-owned fields and CQ words scribbled too. */
 	dba[2] = rnd();
 	dba[3] = rnd();
 	if (r % 4 == 1)
-		ring(e->ctx, &dba[0], 0x40000000u);	/* pi far out of range */
+		ring(e->ctx, &dba[0], 0x40000000u, a->qp_num);	/* out of range */
 	if (r % 4 == 2)
-		ring(e->ctx, &dbb[1], (uint32_t)rnd());
+		ring(e->ctx, &dbb[1], (uint32_t)rnd(), b->qp_num);
 	if (settle(e))
 		return -1;
+	/* Everything pushed was consumed: the engine's ci is pi again. */
+	if (e->dbr)
+		e->dbr[16] = e->dbr[0];
 	ibv_destroy_qp(a);
 	ibv_destroy_qp(b);
 	return 0;
@@ -328,6 +377,19 @@ int main(int argc, char **argv)
 	if (!e.ctx || ibv_query_gid(e.ctx, 1, gid_index, &e.gid)) {
 		fprintf(stderr, "cannot open %s\n", dev_name);
 		return 1;
+	}
+	{
+		struct map m[MAX_MAPS];
+		int nm = uverbs_maps(m);
+
+		/* Only the engine page (read-only) and the ring exist yet. */
+		for (i = 0; i < nm; i++)
+			if (m[i].writable && m[i].end - m[i].start == 4096)
+				e.dbr = (volatile uint32_t *)m[i].start;
+		if (!e.dbr) {
+			fprintf(stderr, "FAIL: doorbell ring mapping not found\n");
+			return 1;
+		}
 	}
 	e.pd = ibv_alloc_pd(e.ctx);
 	e.cq = ibv_create_cq(e.ctx, 1024, NULL, NULL, 0);

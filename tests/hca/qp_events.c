@@ -425,10 +425,15 @@ static int malformed_wqe(struct ut_ctx *c, enum ibv_qp_type type,
 	/* The WQE before the index that publishes it. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	db->sq_pi = htole32(1);
-	/* The doorbell store before the engine is woken (prm.md 2). */
+	/*
+	 * The doorbell store before the engine is woken, naming the QP rung
+	 * (prm.md 2.1: the provider's ring is not ours to push to).
+	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	CHECK(!ioctl(c->ctx->cmd_fd, MLX_HW_IOCTL_WAKE), "WAKE: %s",
-	      strerror(errno));
+	CHECK(!ioctl(c->ctx->cmd_fd, MLX_HW_IOCTL_WAKE_DB,
+		     (unsigned long)(MLX_HW_DB_KIND_QP << MLX_HW_DB_KIND_SHIFT |
+				     a->qp_num)),
+	      "WAKE_DB: %s", strerror(errno));
 	if (ut_expect(c, 0x1234, IBV_WC_LOC_QP_OP_ERR, &wc) ||
 	    ut_expect_event(c, IBV_EVENT_QP_FATAL, a) || ut_no_event(c, 50))
 		return -1;

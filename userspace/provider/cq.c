@@ -153,7 +153,7 @@ int mlx_hw_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	/* Release: an engine that sees the new arm_sn sees that ci too. */
 	__atomic_store_n(&cq->db->arm, htole32(arm), __ATOMIC_RELEASE);
 	cq_unlock(cq);
-	mlx_hw_kick_engine(ibcq->context);
+	mlx_hw_ring_doorbell(ibcq->context, MLX_HW_DB_KIND_CQ, cq->cqn);
 	return 0;
 }
 

@@ -22,21 +22,69 @@
 
 #include "mlx_hw.h"
 
-void mlx_hw_kick_engine(struct ibv_context *ibctx)
+/* Wakes a sleeping engine, naming the object rung if @entry is not 0. */
+static void kick(struct ibv_context *ibctx, uint32_t entry)
 {
 	struct mlx_hw_context *ctx = to_mctx(ibctx);
 	uint32_t flags;
 
 	/*
-	 * Full barrier: the doorbell store must be visible before we read
-	 * the engine's flags (store->load order); the engine sets
-	 * NEED_WAKEUP, fences, then re-reads the doorbells before sleeping,
+	 * Full barrier: the ring entry (or overflow) store must be visible
+	 * before we read the engine's flags (store->load order); the engine
+	 * sets NEED_WAKEUP, fences, then re-reads the rings before sleeping,
 	 * so one of the two sides always sees the other.
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	flags = le32toh(__atomic_load_n(&ctx->engine->flags, __ATOMIC_RELAXED));
-	if (flags & MLX_HW_ENGINE_NEED_WAKEUP)
+	if (!(flags & MLX_HW_ENGINE_NEED_WAKEUP))
+		return;
+	if (entry)
+		ioctl(ibctx->cmd_fd, MLX_HW_IOCTL_WAKE_DB, (unsigned long)entry);
+	else
 		ioctl(ibctx->cmd_fd, MLX_HW_IOCTL_WAKE);
+}
+
+void mlx_hw_kick_engine(struct ibv_context *ibctx)
+{
+	kick(ibctx, 0);
+}
+
+/*
+ * Claims a slot only while the ring has room (a slot below ci + entries
+ * was consumed and zeroed by the engine, which published ci with release
+ * ordering after the zeroing), so a claimed slot is always free; a full
+ * ring makes the engine look at every object of this context instead.
+ */
+void mlx_hw_ring_doorbell(struct ibv_context *ibctx, uint32_t kind,
+			  uint32_t num)
+{
+	struct mlx_hw_context *ctx = to_mctx(ibctx);
+	struct mlx_hw_db_ring *ring = ctx->db_ring;
+	uint32_t raw = __atomic_load_n(&ring->pi, __ATOMIC_RELAXED), pi, ci;
+	uint32_t entry = kind << MLX_HW_DB_KIND_SHIFT | num;
+
+	for (;;) {
+		pi = le32toh(raw);
+		/* Acquire: pairs with the engine's release of ci (slot zeroed). */
+		ci = le32toh(__atomic_load_n(&ring->ci, __ATOMIC_ACQUIRE));
+		if (pi - ci >= ctx->db_entries) {
+			/* Release: the doorbell record before the overflow word. */
+			__atomic_store_n(&ring->overflow, htole32(1),
+					 __ATOMIC_RELEASE);
+			break;
+		}
+		if (__atomic_compare_exchange_n(&ring->pi, &raw,
+						htole32(pi + 1), 0,
+						__ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			/* Release: the doorbell record before the entry. */
+			__atomic_store_n(&ctx->db_entry[pi & (ctx->db_entries - 1)],
+					 htole32(entry), __ATOMIC_RELEASE);
+			break;
+		}
+	}
+	/* A sleeping engine serves the object rung first (WAKE_DB). */
+	kick(ibctx, entry);
 }
 
 void *mlx_hw_mmap_region(struct ibv_context *ibctx, uint64_t key, size_t len,
@@ -267,7 +315,13 @@ static struct ibv_context *mlx_hw_alloc_context(struct ibv_device *device,
 	mlx_hw_mem_defined(&resp, sizeof(resp));
 	if (resp.abi_version != MLX_HW_ABI_VERSION ||
 	    resp.cqe_size != sizeof(struct mlx_hw_cqe) ||
-	    resp.engine_page_size < sizeof(struct mlx_hw_engine_page)) {
+	    resp.engine_page_size < sizeof(struct mlx_hw_engine_page) ||
+	    !resp.db_ring_entries ||
+	    (resp.db_ring_entries & (resp.db_ring_entries - 1)) ||
+	    resp.db_ring_offset < sizeof(struct mlx_hw_db_ring) ||
+	    resp.db_ring_offset % 4 ||
+	    resp.db_ring_offset + (uint64_t)resp.db_ring_entries * 4 >
+	    resp.db_ring_size) {
 		ret = EPROTONOSUPPORT;
 		goto err;
 	}
@@ -279,6 +333,17 @@ static struct ibv_context *mlx_hw_alloc_context(struct ibv_device *device,
 	}
 	ctx->engine = page;
 	ctx->engine_page_size = resp.engine_page_size;
+	page = mlx_hw_mmap_region(&ctx->vctx.context, resp.db_ring_key,
+				  resp.db_ring_size, 1);
+	if (!page) {
+		ret = errno;
+		munmap((void *)ctx->engine, ctx->engine_page_size);
+		goto err;
+	}
+	ctx->db_ring = page;
+	ctx->db_entry = (__le32 *)((char *)page + resp.db_ring_offset);
+	ctx->db_entries = resp.db_ring_entries;
+	ctx->db_ring_size = resp.db_ring_size;
 	ctx->max_inline_data = resp.max_inline_data;
 	ibx_set_context_ops(&ctx->vctx, &mlx_hw_ops);
 	return &ctx->vctx.context;
@@ -293,6 +358,7 @@ static void mlx_hw_free_context(struct ibv_context *ibctx)
 {
 	struct mlx_hw_context *ctx = to_mctx(ibctx);
 
+	munmap(ctx->db_ring, ctx->db_ring_size);
 	munmap((void *)ctx->engine, ctx->engine_page_size);
 	ibx_free_context(ibctx);
 }

@@ -35,6 +35,10 @@ struct mlx_hw_context {
 	struct verbs_context vctx;	/* what libibverbs sees; must embed */
 	const struct mlx_hw_engine_page *engine;	/* read-only mapping */
 	size_t engine_page_size;	/* length of that mapping */
+	struct mlx_hw_db_ring *db_ring;	/* the doorbell ring (PRM 2.1) */
+	__le32 *db_entry;		/* its slots */
+	uint32_t db_entries;		/* power of two */
+	size_t db_ring_size;		/* length of that mapping */
 	uint32_t max_inline_data;	/* device limit, from GET_CONTEXT */
 };
 
@@ -146,6 +150,13 @@ static inline struct mlx_hw_ah *to_mah(struct ibv_ah *ah)
  * data path.
  */
 void mlx_hw_kick_engine(struct ibv_context *ibctx);
+/*
+ * Tells the engine which object was rung (PRM 2.1): pushes (kind, number)
+ * to the context's doorbell ring, then kicks the engine.  Lock-free: any
+ * thread, any lock held or not.
+ */
+void mlx_hw_ring_doorbell(struct ibv_context *ibctx, uint32_t kind,
+			  uint32_t num);
 
 /* Maps a queue's region (doorbell page + rings) from the cmd fd. */
 void *mlx_hw_mmap_region(struct ibv_context *ibctx, uint64_t key, size_t len,

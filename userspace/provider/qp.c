@@ -73,7 +73,8 @@ int mlx_hw_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		mlx_hw_wq_publish(&qp->rq);
 	pthread_spin_unlock(&qp->rq.lock);
 	if (posted)
-		mlx_hw_kick_engine(ibqp->context);
+		mlx_hw_ring_doorbell(ibqp->context, MLX_HW_DB_KIND_QP,
+				     ibqp->qp_num);
 	return ret;
 }
 
@@ -310,7 +311,8 @@ int mlx_hw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		mlx_hw_wq_publish(&qp->sq);
 	pthread_spin_unlock(&qp->sq.lock);
 	if (posted)
-		mlx_hw_kick_engine(ibqp->context);
+		mlx_hw_ring_doorbell(ibqp->context, MLX_HW_DB_KIND_QP,
+				     ibqp->qp_num);
 	return ret;
 }
 

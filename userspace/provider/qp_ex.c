@@ -259,7 +259,8 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	qp->wr.ctrl = NULL;
 	pthread_spin_unlock(&qp->sq.lock);
 	if (posted)
-		mlx_hw_kick_engine(qpx->qp_base.context);
+		mlx_hw_ring_doorbell(qpx->qp_base.context, MLX_HW_DB_KIND_QP,
+				     qpx->qp_base.qp_num);
 	return ret;
 }
 

@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define MLX_HW_ABI_VERSION	1
+#define MLX_HW_ABI_VERSION	2	/* 2: the per-context doorbell ring */
 
 /* ---------------- the engine's wake-up handshake ---------------- */
 
@@ -34,6 +34,37 @@ struct mlx_hw_engine_page {
 
 #define MLX_HW_IOCTL_MAGIC	0xb7	/* not RDMA_IOCTL_MAGIC (0x1b) */
 #define MLX_HW_IOCTL_WAKE	_IO(MLX_HW_IOCTL_MAGIC, 1)
+/*
+ * WAKE that names the object just rung: the argument (by value) is the
+ * doorbell ring entry (kind << 24 | number, see below).  That object is
+ * served first, then the caller's ring, as WAKE does.
+ */
+#define MLX_HW_IOCTL_WAKE_DB	_IO(MLX_HW_IOCTL_MAGIC, 2)
+
+/* ---------------- the doorbell ring (one per context) ---------------- */
+
+/*
+ * Tells the engine which objects were rung, so that it never looks at the
+ * others (docs/prm.md 2.1).  After publishing a QP's producer index or a
+ * CQ's arm word, the provider claims a slot (compare-and-swap on pi, only
+ * while pi - ci < entries) and stores (kind << 24 | number) into it with
+ * release ordering; when the ring is full it sets overflow instead.  The
+ * engine consumes from its own private index, zeroes each slot it takes,
+ * then publishes ci.  A zero slot is one not yet written.
+ */
+struct mlx_hw_db_ring {
+	__le32 pi;		/* user: next slot to be claimed */
+	__le32 overflow;	/* user: nonzero: a doorbell found no slot */
+	__le32 reserved0[14];	/* keeps ci on its own cache line */
+	__le32 ci;		/* engine: slots below this are free again */
+	__le32 reserved1[15];
+	/* __le32 entry[entries] at db_ring_offset */
+};
+
+#define MLX_HW_DB_KIND_SHIFT	24
+#define MLX_HW_DB_NUM_MASK	0xffffffu
+#define MLX_HW_DB_KIND_QP	1	/* a QP's sq_pi or rq_pi was published */
+#define MLX_HW_DB_KIND_CQ	2	/* a CQ's arm word was published */
 
 /* ---------------- doorbell records ---------------- */
 
@@ -212,6 +243,11 @@ struct mlx_hw_alloc_ucontext_resp {
 	__aligned_u64 engine_page_key;	/* mmap offset of the engine page */
 	__u32 max_inline_data;
 	__u32 cqe_size;			/* sizeof(struct mlx_hw_cqe) */
+	__aligned_u64 db_ring_key;	/* mmap offset of the doorbell ring */
+	__u32 db_ring_size;		/* bytes to map (read/write) */
+	__u32 db_ring_offset;		/* of entry[0] within the mapping */
+	__u32 db_ring_entries;		/* power of two */
+	__u32 reserved;
 };
 
 struct mlx_hw_create_cq_resp {
