@@ -290,11 +290,20 @@ int mlx_hw_engine_start(struct mlx_hw_dev *dev)
 {
 	struct task_struct *t;
 
-	t = kthread_run(mlx_hw_engine_thread, dev, "mlx_hw_eng/%s",
-			dev->ndev->name);
+	t = kthread_create(mlx_hw_engine_thread, dev, "mlx_hw_eng/%s",
+			   dev->ndev->name);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
+	/*
+	 * The thread is the device: processes busy-polling its CQs must not
+	 * starve it.  At nice 0 it would get one poller's share, so with N
+	 * pollers every completion would wait N times longer; nice -20
+	 * weighs about 87 nice-0 tasks, yet (unlike a real-time class) it
+	 * cannot lock the rest of the system out.
+	 */
+	set_user_nice(t, MIN_NICE);
 	dev->engine = t;
+	wake_up_process(t);
 	return 0;
 }
 

@@ -76,7 +76,7 @@ static int streamer(const char *dev, int gid, unsigned int nqps)
 	struct ibv_qp_cap cap = { .max_send_wr = DEPTH, .max_recv_wr = 1,
 				  .max_send_sge = 1, .max_recv_sge = 1 };
 	struct stream s[MAX_QPS] = {};
-	uint64_t worst = 0, done = 0;
+	uint64_t worst = 0, done = 0, started = now_ns();
 	struct ibv_wc wc[32];
 	struct ut_ctx c;
 	unsigned int i;
@@ -119,9 +119,12 @@ static int streamer(const char *dev, int gid, unsigned int nqps)
 	}
 	CHECK(worst <= MAX_WAIT_NS, "a completion waited %.3f s",
 	      worst / 1e9);
-	CHECK(done > 0, "no completion at all");
+	/* A process told to stop moments after it started may have none. */
+	CHECK(done > 0 || now_ns() - started < 5000000000ull,
+	      "no completion in %.1f s", (now_ns() - started) / 1e9);
 	printf("load_stream %d: %llu WRITEs, longest wait %.1f ms\n",
 	       (int)getpid(), (unsigned long long)done, worst / 1e6);
+	fflush(stdout);		/* the caller leaves through _exit() */
 	return 0;
 }
 
