@@ -35,8 +35,6 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 #include "ibx_core.h"
 
-#define CMA_DRV "ibx_rdma_cm"
-
 /* The Q_Key of rdma_cm UD ids (PS_UDP/PS_IPOIB), as upstream RDMA_UDP_QKEY. */
 #define CMA_UDP_QKEY		0x01234567
 /* The multicast QPN of UD sends (IBA 10.8.3: 0xFFFFFF). */

@@ -100,9 +100,9 @@ static int __init ibx_rdma_cm_init(void)
 	ret = misc_register(&ucma_misc);
 	if (ret) {
 		if (ret == -EEXIST || ret == -EBUSY)
-			pr_err(CMA_DRV ": the in-tree rdma_ucm holds /dev/infiniband/rdma_cm; unload it first (modprobe -r rdma_ucm)\n");
+			pr_err("the in-tree rdma_ucm holds /dev/infiniband/rdma_cm; unload it first (modprobe -r rdma_ucm)\n");
 		else
-			pr_err(CMA_DRV ": cannot register the rdma_cm misc device (%d)\n",
+			pr_err("cannot register the rdma_cm misc device (%d)\n",
 			       ret);
 		return ret;
 	}

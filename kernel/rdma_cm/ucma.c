@@ -69,7 +69,7 @@ void ucma_event_handler(struct cma_id *cid, struct cma_event *ev)
 
 	uevent = kzalloc(sizeof(*uevent), GFP_KERNEL);
 	if (!uevent) {
-		pr_warn_ratelimited(CMA_DRV ": event %u of id %u lost (no memory)\n",
+		pr_warn_ratelimited("event %u of id %u lost (no memory)\n",
 				    ev->event, ctx->id);
 		return;
 	}
@@ -248,7 +248,7 @@ static ssize_t ucma_write(struct file *filp, const char __user *buf,
 		     sizeof(struct rdma_ucm_reject) > UCMA_MAX_CMD);
 	/* A file passed to a process with other credentials (ib_safe_file_access). */
 	if (filp->f_cred != current_cred()) {
-		pr_err_once(CMA_DRV ": process %d (%s) changed security contexts after opening the file\n",
+		pr_err_once("process %d (%s) changed security contexts after opening the file\n",
 			    task_tgid_vnr(current), current->comm);
 		return -EACCES;
 	}

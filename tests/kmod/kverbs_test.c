@@ -39,7 +39,7 @@ static void report(bool ok, const char *name, const char *fmt, ...)
 		failed++;
 	snprintf(result + len, sizeof(result) - len, "%s %s%s%s\n",
 		 ok ? "ok" : "FAIL", name, ok ? "" : ": ", why);
-	pr_info("ibx_kverbs_test: %s %s %s\n", ok ? "ok" : "FAIL", name, why);
+	pr_info("%s %s %s\n", ok ? "ok" : "FAIL", name, why);
 }
 
 #define CHECK(cond, name, fmt, ...)					\
@@ -644,7 +644,7 @@ static int __init kverbs_test_init(void)
 	len = strlen(result);
 	snprintf(result + len, sizeof(result) - len, "passed %u failed %u\n",
 		 passed, failed);
-	pr_info("ibx_kverbs_test: passed %u failed %u\n", passed, failed);
+	pr_info("passed %u failed %u\n", passed, failed);
 	return 0;
 }
 

@@ -72,7 +72,7 @@ static void report(bool ok, const char *name, const char *fmt, ...)
 	ok ? passed++ : failed++;
 	snprintf(result + len, sizeof(result) - len, "%s %s%s%s\n",
 		 ok ? "ok" : "FAIL", name, ok ? "" : ": ", why);
-	pr_info("ibx_mad_test: %s %s %s\n", ok ? "ok" : "FAIL", name, why);
+	pr_info("%s %s %s\n", ok ? "ok" : "FAIL", name, why);
 }
 
 #define CHECK(cond, name, fmt, ...)					\
@@ -443,7 +443,7 @@ out:
 	len = strlen(result);
 	snprintf(result + len, sizeof(result) - len, "passed %u failed %u\n",
 		 passed, failed);
-	pr_info("ibx_mad_test: passed %u failed %u\n", passed, failed);
+	pr_info("passed %u failed %u\n", passed, failed);
 	return 0;
 }
 
