@@ -197,15 +197,13 @@ int mlx_hw_resize_cq(struct ibx_cq *ibcq, int cqe, struct ibx_udata *udata)
 	if (udata->outlen < sizeof(resp))
 		return -EINVAL;
 	entries = roundup_pow_of_two(cqe);
-	region = mlx_hw_region_alloc(MLX_HW_DB_PAGE +
-				     (size_t)entries * sizeof(*ring), false);
-	if (!region)
-		return -ENOMEM;
+	region = mlx_hw_region_alloc_mapped(uctx, MLX_HW_DB_PAGE +
+					    (size_t)entries * sizeof(*ring),
+					    &key);
+	if (IS_ERR(region))
+		return PTR_ERR(region);
 	db = region->vaddr;
 	ring = region->vaddr + MLX_HW_DB_PAGE;
-	err = mlx_hw_mmap_insert(uctx, region, &key);
-	if (err)
-		goto err_region;
 	/* Told before the switch: a failed copy leaves the CQ as it was. */
 	resp.mmap_key = key;
 	resp.mmap_len = region->size;
@@ -250,7 +248,6 @@ int mlx_hw_resize_cq(struct ibx_cq *ibcq, int cqe, struct ibx_udata *udata)
 
 err_mmap:
 	mlx_hw_mmap_remove(uctx, key);
-err_region:
 	mlx_hw_region_put(region);
 	return err;
 }

@@ -448,6 +448,8 @@ static inline void mlx_hw_count(struct mlx_hw_dev *dev, enum mlx_hw_counter c,
 /* mmap.c */
 struct mlx_hw_region *mlx_hw_region_alloc(size_t size, bool read_only);
 void mlx_hw_region_put(struct mlx_hw_region *region);
+struct mlx_hw_region *mlx_hw_region_alloc_mapped(struct mlx_hw_ucontext *uctx,
+						 size_t size, u64 *key);
 int mlx_hw_mmap_insert(struct mlx_hw_ucontext *uctx,
 		       struct mlx_hw_region *region, u64 *key);
 void mlx_hw_mmap_remove(struct mlx_hw_ucontext *uctx, u64 key);

@@ -62,6 +62,27 @@ int mlx_hw_mmap_insert(struct mlx_hw_ucontext *uctx,
 	return 0;
 }
 
+/*
+ * A new zeroed region of @size bytes, already offered to @uctx's mmap
+ * under *@key: what a resize hands the provider.  ERR_PTR on failure;
+ * undo with mlx_hw_mmap_remove() and mlx_hw_region_put().
+ */
+struct mlx_hw_region *mlx_hw_region_alloc_mapped(struct mlx_hw_ucontext *uctx,
+						 size_t size, u64 *key)
+{
+	struct mlx_hw_region *region = mlx_hw_region_alloc(size, false);
+	int err;
+
+	if (!region)
+		return ERR_PTR(-ENOMEM);
+	err = mlx_hw_mmap_insert(uctx, region, key);
+	if (err) {
+		mlx_hw_region_put(region);
+		return ERR_PTR(err);
+	}
+	return region;
+}
+
 void mlx_hw_mmap_remove(struct mlx_hw_ucontext *uctx, u64 key)
 {
 	struct mlx_hw_region *region;

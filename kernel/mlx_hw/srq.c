@@ -120,15 +120,13 @@ static int mlx_hw_resize_srq(struct mlx_hw_srq *srq, u32 max_wr, u32 limit,
 	err = ibx_udata_copy_from(&cmd, udata, sizeof(cmd));
 	if (err)
 		return err;
-	region = mlx_hw_region_alloc(MLX_HW_DB_PAGE +
-				     (size_t)wqe_cnt * srq->stride, false);
-	if (!region)
-		return -ENOMEM;
+	region = mlx_hw_region_alloc_mapped(uctx, MLX_HW_DB_PAGE +
+					    (size_t)wqe_cnt * srq->stride,
+					    &key);
+	if (IS_ERR(region))
+		return PTR_ERR(region);
 	db = region->vaddr;
 	ring = region->vaddr + MLX_HW_DB_PAGE;
-	err = mlx_hw_mmap_insert(uctx, region, &key);
-	if (err)
-		goto err_region;
 	resp.mmap_key = key;
 	resp.mmap_len = region->size;
 	resp.ring_offset = MLX_HW_DB_PAGE;
@@ -172,7 +170,6 @@ static int mlx_hw_resize_srq(struct mlx_hw_srq *srq, u32 max_wr, u32 limit,
 
 err_mmap:
 	mlx_hw_mmap_remove(uctx, key);
-err_region:
 	mlx_hw_region_put(region);
 	return err;
 }
