@@ -49,8 +49,15 @@ static int mlx_hw_qp_geometry(struct mlx_hw_qp *qp,
 	qp->sq_hdr = mlx_hw_qp_is_ud(init->qp_type) ? MLX_HW_UD_HDR :
 		     init->qp_type == IB_UVERBS_QPT_XRC_INI ? MLX_HW_XRC_HDR :
 							      MLX_HW_RC_HDR;
+	/*
+	 * Inline data holds at least what the gather list does, as on rxe:
+	 * programs post small sends IBV_SEND_INLINE on QPs created without
+	 * asking for inline (rdma_xclient sends 16 bytes with one SGE).
+	 */
 	data = max3(cap->max_send_sge * MLX_HW_WQE_SEG,
-		    ALIGN(4 + cap->max_inline_data, MLX_HW_WQE_SEG),
+		    ALIGN(4 + max(cap->max_inline_data,
+				  cap->max_send_sge * MLX_HW_WQE_SEG),
+			  MLX_HW_WQE_SEG),
 		    (u32)MLX_HW_WQE_SEG);
 	stride = roundup_pow_of_two(max_t(u32, qp->sq_hdr + data,
 					  MLX_HW_SQ_MIN_STRIDE));
