@@ -14,17 +14,23 @@
  * 0 came through.
  *
  *   apm [-d DEV] [-g GID_INDEX] [SECTION...]   (rules, software,
- *                                              automatic, unarmed)
+ *                                              automatic, unarmed, mig_err)
+ *
+ * mig_err needs APM_ALT_GID and APM_ALT_GID_DEL (see test_mig_err).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
 #include "hca_util.h"
 
 #define ALT_TIMEOUT	18	/* alternate path: 1 s, never hit here */
 #define DEAD_TIMEOUT	14	/* primary path: 67 ms per try */
 
-/* The alternate path: GID 0 to GID 0 of the same port. */
-static union ibv_gid gid0;
+/* The alternate path: GID 0 to GID 0 of the same port (mig_err: another). */
+static union ibv_gid gid0, alt_gid;
+static int alt_index;
 
 static struct ibv_ah_attr path_to(const union ibv_gid *dgid, int sgid_index)
 {
@@ -38,7 +44,7 @@ static struct ibv_ah_attr path_to(const union ibv_gid *dgid, int sgid_index)
 
 static void alt_path(struct ibv_qp_attr *a)
 {
-	a->alt_ah_attr = path_to(&gid0, 0);
+	a->alt_ah_attr = path_to(&alt_gid, alt_index);
 	a->alt_port_num = 1;
 	a->alt_pkey_index = 0;
 	a->alt_timeout = ALT_TIMEOUT;
@@ -161,8 +167,8 @@ static int check_on_alt(struct ibv_qp *qp, const char *who)
 		return -1;
 	CHECK(a.path_mig_state == IBV_MIG_MIGRATED, "%s: path_mig_state %d",
 	      who, a.path_mig_state);
-	CHECK(a.ah_attr.grh.sgid_index == 0 &&
-	      !memcmp(&a.ah_attr.grh.dgid, &gid0, sizeof(gid0)),
+	CHECK(a.ah_attr.grh.sgid_index == alt_index &&
+	      !memcmp(&a.ah_attr.grh.dgid, &alt_gid, sizeof(alt_gid)),
 	      "%s: primary path sgid_index %u, not the alternate one", who,
 	      a.ah_attr.grh.sgid_index);
 	CHECK(a.timeout == ALT_TIMEOUT, "%s: timeout %u, expected %u", who,
@@ -285,8 +291,8 @@ static int test_rules(struct ut_ctx *c)
 	      q.path_mig_state);
 	CHECK(q.alt_port_num == 1 && q.alt_pkey_index == 0 &&
 	      q.alt_timeout == ALT_TIMEOUT &&
-	      q.alt_ah_attr.grh.sgid_index == 0 &&
-	      !memcmp(&q.alt_ah_attr.grh.dgid, &gid0, sizeof(gid0)),
+	      q.alt_ah_attr.grh.sgid_index == alt_index &&
+	      !memcmp(&q.alt_ah_attr.grh.dgid, &alt_gid, sizeof(alt_gid)),
 	      "alt path reported: port %u pkey %u timeout %u sgid %u",
 	      q.alt_port_num, q.alt_pkey_index, q.alt_timeout,
 	      q.alt_ah_attr.grh.sgid_index);
@@ -483,11 +489,87 @@ static int test_unarmed(struct ut_ctx *c)
 	return unarmed(c, false) || unarmed(c, true) ? -1 : 0;
 }
 
+/*
+ * The index of GID @g on port 1 once it is there (@present) or -1 once it
+ * is gone, as the table follows the netdev's addresses; -2 if it never
+ * does within 5 s.
+ */
+static int wait_gid(struct ut_ctx *c, const union ibv_gid *g, bool present)
+{
+	union ibv_gid x;
+	int n, i, found;
+
+	for (n = 0; n < 500; n++) {
+		found = -1;
+		for (i = 0; i < 16 && found < 0; i++)
+			if (!ibv_query_gid(c->ctx, 1, i, &x) &&
+			    !memcmp(&x, g, sizeof(x)))
+				found = i;
+		if ((found >= 0) == present)
+			return found;
+		usleep(10000);
+	}
+	return -2;
+}
+
+/*
+ * IBV_EVENT_PATH_MIG_ERR: both QPs armed with an alternate path over the
+ * GID of the address APM_ALT_GID, which the command APM_ALT_GID_DEL then
+ * removes from the netdev.  A consumer's migration is refused; one after
+ * the retries on a dead primary path ran out fails with the event, the
+ * QP rearms and the send ends in RETRY_EXC_ERR.
+ */
+static int mig_err(struct ut_ctx *c, const union ibv_gid *g, const char *del)
+{
+	struct ibv_qp_attr m = { .path_mig_state = IBV_MIG_MIGRATED };
+	struct ibv_qp *a, *b;
+	struct ibv_wc wc;
+
+	if (pair(c, &a, &b, DEAD_TIMEOUT, 1, true) || arm(c, a, b))
+		return -1;
+	SETUP(system(del) == 0, "%s failed", del);
+	CHECK(wait_gid(c, g, false) == -1, "the GID stays in the table");
+	if (refused(b, &m, IBV_QP_PATH_MIG_STATE, IBV_QPS_RTS,
+		    "MIGRATED to a path whose GID is gone") ||
+	    kill_primary(a, c->gid_index) ||
+	    ut_post_recv(c, b, NULL, UT_DST, 64, 81) ||
+	    ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 64, 80, 0, 0) ||
+	    ut_expect(c, 80, IBV_WC_RETRY_EXC_ERR, &wc) ||
+	    ut_expect_event(c, IBV_EVENT_PATH_MIG_ERR, a) ||
+	    ut_no_event(c, 50))
+		return -1;
+	CHECK(mig_state(a) == IBV_MIG_REARM && mig_state(b) == IBV_MIG_ARMED,
+	      "after the failed migration: a %d, b %d", mig_state(a),
+	      mig_state(b));
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
+	return 0;
+}
+
+static int test_mig_err(struct ut_ctx *c)
+{
+	const char *addr = getenv("APM_ALT_GID");
+	const char *del = getenv("APM_ALT_GID_DEL");
+	union ibv_gid g;
+	int ret;
+
+	SETUP(addr && del && inet_pton(AF_INET6, addr, g.raw) == 1,
+	      "APM_ALT_GID (an IPv6 address of the netdev) and "
+	      "APM_ALT_GID_DEL (a command removing it) must be set");
+	alt_index = wait_gid(c, &g, true);
+	SETUP(alt_index >= 0, "GID %s never showed in the table", addr);
+	alt_gid = g;
+	ret = mig_err(c, &g, del);
+	alt_gid = gid0;
+	alt_index = 0;
+	return ret;
+}
+
 static const struct ut_test tests[] = {
 	{ "rules", test_rules },
 	{ "software", test_software },
 	{ "automatic", test_automatic },
 	{ "unarmed", test_unarmed },
+	{ "mig_err", test_mig_err },
 };
 
 int main(int argc, char **argv)
@@ -511,5 +593,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ibv_close_device(ctx);
+	alt_gid = gid0;
 	return ut_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
 }
