@@ -48,6 +48,31 @@ static void cm_finish_new(struct cm_id *id, struct cm_work *w)
 	cm_flush_events(id);
 }
 
+/*
+ * The passive id of a new REQ or SIDR_REQ, locked, with the event for
+ * the consumer in *@w; NULL (counted) when memory is short: the peer's
+ * retry may find some.
+ */
+static struct cm_id *cm_new_passive(struct cm_port *port,
+				    enum cm_event_type type, const u8 *pdata,
+				    u8 len, struct cm_work **w)
+{
+	struct cm_id *id;
+
+	*w = cm_new_work(type, pdata, len);
+	id = *w ? cm_alloc_id(NULL, NULL) : ERR_PTR(-ENOMEM);
+	if (IS_ERR(id) || cm_bind_port(id, port)) {
+		cm_count(&cm_counters.dropped);
+		if (!IS_ERR(id))
+			cm_put_id(id);
+		kfree(*w);
+		return NULL;
+	}
+	mutex_lock(&id->mutex);
+	id->passive = true;
+	return id;
+}
+
 /* A duplicate REQ: the REP or MRA it should have met was lost. */
 static void cm_dup_req(struct cm_id *id)
 {
@@ -131,19 +156,10 @@ static void cm_req_rcvd(struct cm_port *port, const struct ibx_mad_recv *r)
 		return;
 	}
 
-	w = cm_new_work(CM_EV_REQ_RCVD, m + REQ_PRIVATE_DATA.off,
-			CM_REQ_PDATA);
-	id = w ? cm_alloc_id(NULL, NULL) : ERR_PTR(-ENOMEM);
-	if (IS_ERR(id) || cm_bind_port(id, port)) {
-		/* No resources: the peer's retry may find some. */
-		cm_count(&cm_counters.dropped);
-		if (!IS_ERR(id))
-			cm_put_id(id);
-		kfree(w);
+	id = cm_new_passive(port, CM_EV_REQ_RCVD, m + REQ_PRIVATE_DATA.off,
+			    CM_REQ_PDATA, &w);
+	if (!id)
 		return;
-	}
-	mutex_lock(&id->mutex);
-	id->passive = true;
 	id->remote_id = remote_id;
 	id->remote_guid = guid;
 	id->remote_qpn = remote_qpn;
@@ -462,18 +478,11 @@ static void cm_sidr_req_rcvd(struct cm_port *port,
 		cm_put_id(id);
 		return;
 	}
-	w = cm_new_work(CM_EV_SIDR_REQ_RCVD, m + SIDR_REQ_PRIVATE_DATA.off,
-			CM_SIDR_REQ_PDATA);
-	id = w ? cm_alloc_id(NULL, NULL) : ERR_PTR(-ENOMEM);
-	if (IS_ERR(id) || cm_bind_port(id, port)) {
-		cm_count(&cm_counters.dropped);
-		if (!IS_ERR(id))
-			cm_put_id(id);
-		kfree(w);
+	id = cm_new_passive(port, CM_EV_SIDR_REQ_RCVD,
+			    m + SIDR_REQ_PRIVATE_DATA.off, CM_SIDR_REQ_PDATA,
+			    &w);
+	if (!id)
 		return;
-	}
-	mutex_lock(&id->mutex);
-	id->passive = true;
 	id->sidr = true;
 	id->remote_id = remote_id;
 	id->remote_guid = who;

@@ -301,15 +301,23 @@ int cm_resend_rep_locked(struct cm_id *id)
 	return cm_post_msg(id, msg, false);
 }
 
-int cm_send_rtu_locked(struct cm_id *id)
+/* RTU and DREP: both communication IDs and nothing else (IBA 12.6.9/11). */
+static int cm_send_ids_locked(struct cm_id *id, u16 attr_id)
 {
-	struct ibx_mad_send *msg = cm_alloc_msg(id, CM_RTU_ATTR);
+	struct ibx_mad_send *msg = cm_alloc_msg(id, attr_id);
 
+	BUILD_BUG_ON(RTU_LOCAL_COMM_ID.word != DREP_LOCAL_COMM_ID.word ||
+		     RTU_REMOTE_COMM_ID.word != DREP_REMOTE_COMM_ID.word);
 	if (!msg)
 		return -ENOMEM;
 	cm_set(cm_payload(msg), RTU_LOCAL_COMM_ID, id->local_id);
 	cm_set(cm_payload(msg), RTU_REMOTE_COMM_ID, id->remote_id);
 	return cm_post_msg(id, msg, false);
+}
+
+int cm_send_rtu_locked(struct cm_id *id)
+{
+	return cm_send_ids_locked(id, CM_RTU_ATTR);
 }
 
 /* The active consumer knows it is established: no event follows. */
@@ -439,13 +447,7 @@ int cm_send_dreq(struct cm_id *id)
 
 int cm_send_drep_locked(struct cm_id *id)
 {
-	struct ibx_mad_send *msg = cm_alloc_msg(id, CM_DREP_ATTR);
-
-	if (!msg)
-		return -ENOMEM;
-	cm_set(cm_payload(msg), DREP_LOCAL_COMM_ID, id->local_id);
-	cm_set(cm_payload(msg), DREP_REMOTE_COMM_ID, id->remote_id);
-	return cm_post_msg(id, msg, false);
+	return cm_send_ids_locked(id, CM_DREP_ATTR);
 }
 
 int cm_send_drep(struct cm_id *id)
