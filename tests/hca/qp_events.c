@@ -460,8 +460,12 @@ static int malformed_rwqe(struct ut_ctx *c)
 	CHECK(a && b && region, "QPs / QP mapping");
 	if (ut_connect(c, a, b, 7))
 		return -1;
-	/* Current layout: RQ after the 16 x 64-byte SQ slots. */
-	rwqe = (struct mlx_hw_rwqe *)(region + 4096 + 16 * 64);
+	/*
+	 * Current layout: RQ after the 16 SQ slots of 128 bytes (one SGE: a
+	 * 48-byte header, then 32 bytes for the SGE or 16 bytes of inline
+	 * data with their byte count, rounded up to a power of two).
+	 */
+	rwqe = (struct mlx_hw_rwqe *)(region + 4096 + 16 * 128);
 	memset(rwqe, 0, 32);
 	rwqe->wr_id = htole64(0x5678);
 	rwqe->num_sge = htole32(200);
