@@ -163,8 +163,15 @@ static int load_alt_path(struct rdma_cm_id *id)
 	if (ibv_modify_qp(id->qp, &attr, IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE)) {
 		int err = errno;
 
+		/* Linux's own core refuses alternate paths on RoCE ports: EINVAL. */
+		if (err == EOPNOTSUPP || err == EINVAL) {
+			ex_err("ibv_modify_qp(IBV_QP_ALT_PATH, IBV_MIG_REARM): %s: no "
+			       "alternate path on this port (Linux's core allows "
+			       "one only on InfiniBand links)", strerror(err));
+			return EX_UNSUPPORTED;
+		}
 		ex_err("ibv_modify_qp(IBV_QP_ALT_PATH, IBV_MIG_REARM): %s", strerror(err));
-		return err == EOPNOTSUPP || err == EINVAL ? EX_UNSUPPORTED : EX_FAIL;
+		return EX_FAIL;
 	}
 	return 0;
 }
