@@ -37,3 +37,16 @@ rdma_cm_clean() {	# on our stack: no id or membership left
 	echo "FAIL: $1 left ids=$(cat $s/ibx_ids) mcasts=$(cat $s/ibx_mcasts)"
 	return 1
 }
+
+# ll_gid_index DEV: the index of port 1's RoCE v2 GID that is an IPv6
+# link-local address (apm_example -a: an alternate path between other GIDs).
+ll_gid_index() {
+	local p=/sys/class/infiniband/$1/ports/1 g i
+	for g in "$p"/gids/*; do
+		i=${g##*/}
+		case $(cat "$g" 2>/dev/null) in
+		fe80:*) [ "$(cat "$p/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] && { echo "$i"; return 0; } ;;
+		esac
+	done
+	return 1
+}

@@ -13,7 +13,11 @@
  * rdma_accept) each side loads the alternate path with ibv_modify_qp
  * (IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE = IBV_MIG_REARM).  There is one
  * port, so the alternate path is the primary's address vector again: what
- * is shown is the protocol, not a second wire.  Then the client sends and
+ * is shown is the protocol, not a second wire.  With -a INDEX on both sides
+ * the alternate path runs between other GIDs of the two ports (e.g. the
+ * IPv6 link-local ones): each side sends its GID at INDEX in the private
+ * data of the connect request or reply, and the peer's becomes the
+ * alternate destination.  Then the client sends and
  * the server answers, each message carrying the sender's migration state
  * (ibv_query_qp), until both report IBV_MIG_ARMED.  The client migrates
  * (IBV_MIG_MIGRATED) and they exchange COUNT more messages.  The server
@@ -28,6 +32,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +43,22 @@
 #define FLAG_LAST	1u	/* tag bit: the client's last message */
 #define FLAG_ANSWER	2u	/* tag bit: the server's answer */
 
+/*
+ * The private data of the connect request and reply: the sender's
+ * alternate GID, if it has one (-a), for the peer's alternate path.
+ */
+struct alt_info {
+	uint32_t magic;		/* ALT_MAGIC, big-endian */
+	uint8_t has_gid;
+	uint8_t pad[3];
+	uint8_t gid[16];
+};
+#define ALT_MAGIC 0x41504d31u	/* "APM1" */
+
 struct apm {
 	bool server;
+	int alt_index;			/* -a: our alternate source GID, or -1 */
+	struct alt_info mine, peer;	/* alternate GIDs exchanged */
 	const char *node, *port, *ready;
 	unsigned int count, len, retry_s;
 	uint8_t *send_buf, *recv_buf;
@@ -65,6 +84,8 @@ static void usage(void)
 		"       %s [-p PORT] [-c COUNT] [-l LENGTH] [-r RETRY_SECONDS] [-t SECONDS]\n"
 		"          SERVER                                        (client, migrates)\n"
 		"  -c COUNT   messages after the migration (default 10)\n"
+		"  -a INDEX   alternate path from this source GID index to the GID the\n"
+		"             peer sends (both sides give -a); default: the primary path\n"
 		"  -p, -l, -r, -R, -t  as for ep_example (default port 7473)\n",
 		ex_prog, ex_prog);
 	exit(EX_USAGE);
@@ -131,10 +152,10 @@ static void drain_async(struct apm *a, struct ibv_context *ctx, int wait_ms)
 
 /*
  * The alternate path: the primary's address vector, port and P_Key index
- * (one port), armed by IBV_MIG_REARM.  EX_UNSUPPORTED if the device has no
- * APM.
+ * (one port), between the -a GIDs if both sides gave one, armed by
+ * IBV_MIG_REARM.  EX_UNSUPPORTED if the device or kernel has no APM.
  */
-static int load_alt_path(struct rdma_cm_id *id)
+static int load_alt_path(struct apm *a, struct rdma_cm_id *id)
 {
 	struct ibv_device_attr dev;
 	struct ibv_qp_init_attr init;
@@ -156,6 +177,16 @@ static int load_alt_path(struct rdma_cm_id *id)
 		return EX_FAIL;
 	}
 	attr.alt_ah_attr = attr.ah_attr;
+	if (a->mine.has_gid && a->peer.has_gid) {
+		attr.alt_ah_attr.is_global = 1;
+		attr.alt_ah_attr.grh.sgid_index = a->alt_index;
+		memcpy(attr.alt_ah_attr.grh.dgid.raw, a->peer.gid, 16);
+		printf("%s: alternate path: GID index %d to the peer's %s GID\n", ex_prog,
+		       a->alt_index, a->peer.gid[0] == 0xfe ? "link-local" : "alternate");
+	} else if (a->mine.has_gid || a->peer.has_gid) {
+		ex_err("only one side gave an alternate GID (-a): give it on both");
+		return EX_FAIL;
+	}
 	attr.alt_pkey_index = attr.pkey_index;
 	attr.alt_port_num = attr.port_num ? attr.port_num : id->port_num;
 	attr.alt_timeout = attr.timeout;
@@ -319,7 +350,7 @@ static int connected(struct apm *a, struct rdma_cm_id *id)
 		ex_perr("fcntl(async_fd, O_NONBLOCK)");
 		return EX_FAIL;
 	}
-	ret = load_alt_path(id);
+	ret = load_alt_path(a, id);
 	if (ret)
 		return ret;
 	ret = (a->server ? server_loop(a, id) : client_loop(a, id)) ? EX_FAIL : 0;
@@ -335,6 +366,50 @@ static int connected(struct apm *a, struct rdma_cm_id *id)
 	return ret;
 }
 
+/* Our alternate GID (-a) for the private data. */
+static int alt_prepare(struct apm *a, struct ibv_context *ctx, uint8_t port)
+{
+	union ibv_gid gid;
+
+	a->mine.magic = htonl(ALT_MAGIC);
+	if (a->alt_index < 0)
+		return 0;
+	if (ibv_query_gid(ctx, port, a->alt_index, &gid)) {
+		ex_err("ibv_query_gid(port %u, index %d): %s", port, a->alt_index,
+		       strerror(errno));
+		return -1;
+	}
+	memcpy(a->mine.gid, gid.raw, 16);
+	a->mine.has_gid = 1;
+	return 0;
+}
+
+/* The peer's alternate GID, from the event's private data. */
+static int alt_from_event(struct apm *a, struct rdma_cm_event *ev)
+{
+	if (!ev || ev->param.conn.private_data_len < sizeof(a->peer) ||
+	    !ev->param.conn.private_data) {
+		ex_err("no alternate-path data from the peer (private data of %u bytes)",
+		       ev ? ev->param.conn.private_data_len : 0);
+		return -1;
+	}
+	memcpy(&a->peer, ev->param.conn.private_data, sizeof(a->peer));
+	if (ntohl(a->peer.magic) != ALT_MAGIC) {
+		ex_err("the peer's private data is not apm_example's");
+		return -1;
+	}
+	return 0;
+}
+
+static void conn_param(struct apm *a, struct rdma_conn_param *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->private_data = &a->mine;
+	p->private_data_len = sizeof(a->mine);
+	p->responder_resources = p->initiator_depth = 1;
+	p->retry_count = p->rnr_retry_count = 7;
+}
+
 static void qp_caps(struct ibv_qp_init_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
@@ -346,6 +421,7 @@ static void qp_caps(struct ibv_qp_init_attr *attr)
 static int run_server(struct apm *a, struct rdma_addrinfo *rai)
 {
 	struct rdma_cm_id *listen_id, *id = NULL;
+	struct rdma_conn_param param;
 	struct ibv_qp_init_attr attr;
 	int ret = EX_FAIL;
 
@@ -368,10 +444,12 @@ static int run_server(struct apm *a, struct rdma_addrinfo *rai)
 		ex_perr("rdma_get_request");
 		goto out;
 	}
-	if (apm_prepare(id, a))
+	if (apm_prepare(id, a) || alt_from_event(a, id->event) ||
+	    alt_prepare(a, id->verbs, id->port_num))
 		goto out;
 	ex_step = "accepting (rdma_accept)";
-	if (rdma_accept(id, NULL)) {
+	conn_param(a, &param);
+	if (rdma_accept(id, &param)) {
 		ex_perr("rdma_accept");
 		goto out;
 	}
@@ -384,34 +462,60 @@ out:
 	return ret;
 }
 
+/* Buffers and the first receive, and our alternate GID for the request. */
+static int client_prepare(struct rdma_cm_id *id, void *arg)
+{
+	struct apm *a = arg;
+
+	return apm_prepare(id, a) || alt_prepare(a, id->verbs, id->port_num) ? -1 : 0;
+}
+
 static int run_client(struct apm *a, struct rdma_addrinfo *rai)
 {
+	struct rdma_conn_param param;
 	struct ibv_qp_init_attr attr;
 	struct rdma_cm_id *id;
 	int ret;
 
 	qp_caps(&attr);
-	ret = ex_connect(rai, &attr, NULL, a->retry_s, &id, apm_prepare, apm_unprepare, a);
+	conn_param(a, &param);
+	ret = ex_connect(rai, &attr, &param, a->retry_s, &id, client_prepare,
+			 apm_unprepare, a);
 	if (ret)
 		return ret;
-	ret = connected(a, id);
+	/* The reply's private data came with ESTABLISHED (a synchronous id). */
+	ret = alt_from_event(a, id->event) ? EX_FAIL : connected(a, id);
 	apm_unprepare(id, a);
 	rdma_destroy_ep(id);
 	return ret;
 }
 
+/* A GID table index, 0 to 255 (ex_uint starts at 1). */
+static int gid_index(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < 0 || v > 255) {
+		ex_err("-a GID_INDEX must be 0 to 255, not '%s'", s);
+		exit(EX_USAGE);
+	}
+	return (int)v;
+}
+
 int main(int argc, char **argv)
 {
-	struct apm a = { .port = "7473", .count = 10, .len = 64 };
+	struct apm a = { .port = "7473", .count = 10, .len = 64, .alt_index = -1 };
 	struct rdma_addrinfo *rai;
 	unsigned int limit = 60;
 	int opt, ret;
 
 	ex_prog = "apm_example";
-	while ((opt = getopt(argc, argv, "sb:p:c:l:r:R:t:h")) != -1) {
+	while ((opt = getopt(argc, argv, "sb:p:c:l:r:R:t:a:h")) != -1) {
 		switch (opt) {
 		case 's': a.server = true; break;
 		case 'b': a.node = optarg; break;
+		case 'a': a.alt_index = gid_index(optarg); break;
 		case 'p': a.port = optarg; break;
 		case 'c': a.count = ex_uint(optarg, "-c COUNT", 1000000); break;
 		case 'l': a.len = ex_uint(optarg, "-l LENGTH", 65536); break;
