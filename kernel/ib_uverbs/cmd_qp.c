@@ -209,7 +209,7 @@ IBX_CMD(query_qp)
 {
 	struct ib_uverbs_query_qp_resp resp = {};
 	struct ib_uverbs_query_qp cmd;
-	struct ibx_qp_attr *a;
+	struct ibx_qp_attr cur, *a = &cur;
 	struct ibx_uobj *uo;
 	struct ibx_qp *qp;
 	int ret;
@@ -221,7 +221,8 @@ IBX_CMD(query_qp)
 	if (!uo)
 		return -EINVAL;
 	qp = uo->obj;
-	a = &qp->attr;
+	/* The device may have migrated the QP to its alternate path. */
+	ibx_qp_attr_current(qp, &cur);
 	ibx_dest_from_ah(&resp.dest, &a->ah_attr);
 	ibx_dest_from_ah(&resp.alt_dest, &a->alt_ah_attr);
 	resp.max_send_wr = a->cap.max_send_wr;
@@ -361,7 +362,7 @@ static int ibx_modify_attrs(struct ibx_device *dev, struct ibx_qp *qp,
 		attr->alt_timeout = b->alt_timeout;
 	}
 	if (mask & IBX_QP_PATH_MIG_STATE) {
-		if (b->path_mig_state > 2)	/* MIGRATED, REARM, ARMED */
+		if (!ibx_qp_mig_state_ok(b->path_mig_state))
 			return -EINVAL;
 		attr->path_mig_state = b->path_mig_state;
 	}
@@ -401,7 +402,8 @@ static int ibx_modify_qp_locked(struct ibx_cmd *c,
 			 ibx_qp_state_name(next), mask);
 		return -EINVAL;
 	}
-	attr = qp->attr;
+	/* Changes apply to the paths the device uses now (IBA 17.2.8). */
+	ibx_qp_attr_current(qp, &attr);
 	ret = ibx_modify_attrs(dev, qp, cmd, &attr);
 	if (ret)
 		return ret;

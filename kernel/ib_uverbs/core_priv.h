@@ -301,6 +301,16 @@ void ibx_mad_exit(void);
 bool ibx_qp_transition_ok(enum ibx_qp_state cur, enum ibx_qp_state next,
 			  u32 qp_type, u32 mask);
 const char *ibx_qp_state_name(enum ibx_qp_state state);
+bool ibx_qp_mig_state_ok(u32 path_mig_state);
+
+/* The QP's attributes as the device has them now (ops->query_qp). */
+static inline void ibx_qp_attr_current(struct ibx_qp *qp,
+				       struct ibx_qp_attr *attr)
+{
+	*attr = qp->attr;
+	if (qp->dev->ops->query_qp)
+		qp->dev->ops->query_qp(qp, attr);
+}
 
 /* sysfs.c */
 int ibx_sysfs_add(struct ibx_core_dev *core);

@@ -349,6 +349,22 @@ static int ibx_kqp_check_attr(struct ibx_qp *qp, const struct ibx_qp_attr *a,
 		    !ibx_gid_valid(dev, port, a->ah_attr.sgid_index))
 			return -EINVAL;
 	}
+	/* The alternate path: the same rules as the primary (IBA 17.2.8). */
+	if (mask & IBX_QP_ALT_PATH) {
+		const struct ibx_ah_attr *alt = &a->alt_ah_attr;
+		struct ib_uverbs_query_port_resp ap;
+
+		if (!ibx_port_valid(dev, a->alt_port_num) ||
+		    ibx_port_query(dev, a->alt_port_num, &ap) ||
+		    a->alt_pkey_index >= ap.pkey_tbl_len ||
+		    !alt->is_global || alt->port_num != a->alt_port_num ||
+		    !ibx_gid_valid(dev, a->alt_port_num, alt->sgid_index) ||
+		    a->alt_timeout > 31)
+			return -EINVAL;
+	}
+	if ((mask & IBX_QP_PATH_MIG_STATE) &&
+	    !ibx_qp_mig_state_ok(a->path_mig_state))
+		return -EINVAL;
 	if ((mask & IBX_QP_PATH_MTU) &&
 	    (a->path_mtu < IBX_MTU_256 || a->path_mtu > IBX_MTU_4096 ||
 	     (p.active_mtu && a->path_mtu > p.active_mtu)))
@@ -385,7 +401,9 @@ static void ibx_kqp_merge_attr(struct ibx_qp_attr *to,
 		F(PATH_MTU, path_mtu), F(TIMEOUT, timeout),
 		F(RETRY_CNT, retry_cnt), F(RNR_RETRY, rnr_retry),
 		F(RQ_PSN, rq_psn), F(MAX_QP_RD_ATOMIC, max_rd_atomic),
-		F(ALT_PATH, alt_ah_attr), F(MIN_RNR_TIMER, min_rnr_timer),
+		F(ALT_PATH, alt_ah_attr), F(ALT_PATH, alt_port_num),
+		F(ALT_PATH, alt_pkey_index), F(ALT_PATH, alt_timeout),
+		F(MIN_RNR_TIMER, min_rnr_timer),
 		F(SQ_PSN, sq_psn), F(MAX_DEST_RD_ATOMIC, max_dest_rd_atomic),
 		F(PATH_MIG_STATE, path_mig_state), F(DEST_QPN, dest_qp_num),
 		F(RATE_LIMIT, rate_limit),
@@ -428,7 +446,7 @@ int ibx_modify_qp(struct ibx_qp *qp, struct ibx_qp_attr *attr, u32 mask)
 	if (!ibx_qp_transition_ok(cur, (mask & IBX_QP_STATE) ? attr->qp_state :
 				  cur, qp->qp_type, mask))
 		return -EINVAL;
-	next = qp->attr;
+	ibx_qp_attr_current(qp, &next);
 	ibx_kqp_merge_attr(&next, attr, mask);
 	next.cur_qp_state = cur;
 	if (!(mask & IBX_QP_STATE))

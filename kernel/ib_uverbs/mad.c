@@ -27,7 +27,11 @@ static atomic_t ibx_mad_hi_tid = ATOMIC_INIT(0);
 
 /* ---------------- sends ---------------- */
 
-/* Puts @send on the GSI QP's send queue once more. */
+/*
+ * Puts @send on the GSI QP's send queue once more, or in the port's
+ * backlog while all IBX_MAD_SEND_WRS are in flight: consumers may have
+ * many more MADs outstanding than the queue holds.
+ */
 static int ibx_mad_xmit(struct ibx_mad_port *port, struct ibx_mad_send *send)
 {
 	struct ibx_sge sge = {
@@ -42,21 +46,59 @@ static int ibx_mad_xmit(struct ibx_mad_port *port, struct ibx_mad_send *send)
 		.opcode = IBX_WR_SEND,
 		.send_flags = IBX_SEND_SIGNALED,
 	};
+	unsigned long flags;
 	int ret;
 
+	spin_lock_irqsave(&port->lock, flags);
+	send->posted = true;
+	send->sends++;
+	if (port->wrs_posted >= IBX_MAD_SEND_WRS) {
+		send->queued = true;
+		list_add_tail(&send->wr_node, &port->backlog);
+		spin_unlock_irqrestore(&port->lock, flags);
+		return 0;
+	}
+	port->wrs_posted++;
+	spin_unlock_irqrestore(&port->lock, flags);
 	wr.wr.ud.ah = send->ah;
 	wr.wr.ud.remote_qpn = send->remote_qpn;
 	wr.wr.ud.remote_qkey = IBX_GSI_QKEY;
-	send->posted = true;
-	send->sends++;
 	ret = ibx_post_send(port->qp, &wr, NULL);
 	if (ret) {
+		spin_lock_irqsave(&port->lock, flags);
+		port->wrs_posted--;
 		send->posted = false;
 		send->sends--;
+		spin_unlock_irqrestore(&port->lock, flags);
 		return ret;
 	}
 	ibx_mad_count(port, C_SENT);
 	return 0;
+}
+
+/* A send WR completed: the oldest queued send takes its place. */
+static void ibx_mad_xmit_backlog(struct ibx_mad_port *port)
+{
+	struct ibx_mad_send *next;
+	unsigned long flags;
+
+	spin_lock_irqsave(&port->lock, flags);
+	port->wrs_posted--;
+	next = list_first_entry_or_null(&port->backlog, struct ibx_mad_send,
+					wr_node);
+	if (next) {
+		list_del_init(&next->wr_node);
+		next->queued = false;
+		next->posted = false;
+		next->sends--;		/* counted again by the xmit */
+	}
+	spin_unlock_irqrestore(&port->lock, flags);
+	if (!next)
+		return;
+	if (next->cancelled)
+		ibx_mad_complete(port, next, -ECANCELED);
+	else if (ibx_mad_xmit(port, next))
+		ibx_mad_complete(port, next, -EIO);
 }
 
 /* Ends @send with @status and tells its agent; workqueue or teardown. */
@@ -72,6 +114,10 @@ void ibx_mad_complete(struct ibx_mad_port *port, struct ibx_mad_send *send,
 		return;
 	}
 	list_del_init(&send->node);
+	if (send->queued) {
+		list_del_init(&send->wr_node);
+		send->queued = false;
+	}
 	send->active = false;
 	send->waiting = false;
 	priv->active--;
@@ -92,6 +138,7 @@ static void ibx_mad_send_done(struct ibx_mad_port *port,
 	unsigned long flags;
 	int status = 0;
 
+	ibx_mad_xmit_backlog(port);
 	spin_lock_irqsave(&port->lock, flags);
 	send->posted = false;
 	if (wc->status != IBX_WC_SUCCESS)
@@ -162,6 +209,7 @@ struct ibx_mad_send *ibx_mad_alloc_send(struct ibx_mad_agent *agent, gfp_t gfp)
 	send->agent = agent;
 	send->remote_qpn = IBX_GSI_QPN;
 	INIT_LIST_HEAD(&send->node);
+	INIT_LIST_HEAD(&send->wr_node);
 	INIT_DELAYED_WORK(&send->timeout_work, ibx_mad_timeout_work);
 	return send;
 }
@@ -268,12 +316,50 @@ void ibx_mad_cancel_send(struct ibx_mad_send *send)
 	spin_lock_irqsave(&port->lock, flags);
 	if (send->active) {
 		send->cancelled = true;
+		if (send->queued) {
+			/* Never on the wire: it ends from the timer at once. */
+			list_del_init(&send->wr_node);
+			send->queued = false;
+			send->posted = false;
+			send->waiting = true;
+		}
 		if (send->waiting)
 			mod_delayed_work(port->wq, &send->timeout_work, 0);
 	}
 	spin_unlock_irqrestore(&port->lock, flags);
 }
 EXPORT_SYMBOL_GPL(ibx_mad_cancel_send);
+
+/**
+ * ibx_mad_modify_send - changes how long a send waits for its answer
+ * @send: an active send
+ * @timeout_ms: the new wait, from now if it waits already, else from its
+ *	next completion; later retries wait as long
+ *
+ * For a peer that asked for more time (a CM MRA, IBA 12.6.6).
+ *
+ * Return: 0, or -EINVAL if @send is not active.
+ */
+int ibx_mad_modify_send(struct ibx_mad_send *send, unsigned int timeout_ms)
+{
+	struct ibx_mad_port *port = to_priv(send->agent)->port;
+	unsigned long flags;
+	int ret = -EINVAL;
+
+	if (!port)
+		return -EINVAL;
+	spin_lock_irqsave(&port->lock, flags);
+	if (send->active && !send->cancelled) {
+		send->timeout_ms = timeout_ms;
+		if (send->waiting)
+			mod_delayed_work(port->wq, &send->timeout_work,
+					 msecs_to_jiffies(timeout_ms));
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&port->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ibx_mad_modify_send);
 
 /* ---------------- receives ---------------- */
 

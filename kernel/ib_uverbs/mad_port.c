@@ -162,6 +162,7 @@ static struct ibx_mad_port *ibx_mad_port_open(struct ibx_device *dev, u32 pn)
 	port->port = pn;
 	spin_lock_init(&port->lock);
 	INIT_LIST_HEAD(&port->agents);
+	INIT_LIST_HEAD(&port->backlog);
 	INIT_WORK(&port->cq_work, ibx_mad_cq_work);
 	for (i = 0; i < C_NUM; i++)
 		atomic64_set(&port->cnt[i], 0);

@@ -10,7 +10,10 @@
 #include "core_priv.h"
 #include "ibx_mad.h"
 
-#define IBX_MAD_RECV_BUFS	64	/* receive buffers kept posted */
+/* Receive buffers kept posted: a burst of connection requests (cmtime
+ * connects hundreds at once) must not find QP1 without one, since a lost
+ * REQ costs the peer a 6 s retry. */
+#define IBX_MAD_RECV_BUFS	512
 #define IBX_MAD_SEND_WRS	128	/* sends in flight per port */
 #define IBX_MAD_BUF_LEN		(IBX_MAD_GRH_LEN + IBX_MAD_SIZE)
 #define IBX_MAD_POLL		8	/* completions per poll call */
@@ -32,6 +35,8 @@ struct ibx_mad_port {
 	struct work_struct cq_work;
 	spinlock_t lock;		/* agents, sends' flags, dying */
 	struct list_head agents;
+	unsigned int wrs_posted;	/* send WRs on the QP */
+	struct list_head backlog;	/* sends waiting for a WR (wr_node) */
 	bool dying;			/* being torn down: no new sends */
 	atomic64_t cnt[C_NUM];
 };

@@ -236,6 +236,17 @@ bool ibx_qp_transition_ok(enum ibx_qp_state cur, enum ibx_qp_state next,
 	return !(mask & ~(req | opt | IBX_QP_STATE));
 }
 
+/*
+ * The path migration states a consumer may ask for (IBA 17.2.8): MIGRATED
+ * (migrate now; the driver checks that the QP is ARMED) and REARM.  ARMED
+ * is the device's to set, once the remote QP has shown it is rearmed too.
+ */
+bool ibx_qp_mig_state_ok(u32 path_mig_state)
+{
+	return path_mig_state == IBX_MIG_MIGRATED ||
+	       path_mig_state == IBX_MIG_REARM;
+}
+
 const char *ibx_qp_state_name(enum ibx_qp_state state)
 {
 	static const char *const names[] = {

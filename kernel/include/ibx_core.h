@@ -126,6 +126,17 @@ enum ibx_qp_attr_mask {
 	IBX_QP_RATE_LIMIT = 1 << 25,
 };
 
+/*
+ * Values of enum ibv_mig_state: the path migration state of a connected QP
+ * (IBA 17.2.8).  A consumer may ask only for MIGRATED (a migration, from
+ * ARMED) or REARM; the device moves REARM to ARMED on its own.
+ */
+enum ibx_mig_state {
+	IBX_MIG_MIGRATED = 0,
+	IBX_MIG_REARM = 1,
+	IBX_MIG_ARMED = 2,
+};
+
 /* Values of enum ibv_mtu (1 = 256 ... 5 = 4096). */
 enum ibx_mtu {
 	IBX_MTU_256 = 1,
@@ -569,6 +580,15 @@ struct ibx_device_ops {
 	 */
 	int (*modify_qp)(struct ibx_qp *qp, const struct ibx_qp_attr *attr,
 			 u32 mask, struct ibx_udata *udata);
+	/*
+	 * Optional; process context.  @attr is a copy of qp->attr: the
+	 * driver overwrites what its device changes on its own besides ERR,
+	 * i.e. the path migration state and, once the device migrated (IBA
+	 * 17.2.8), the primary path (address vector, port, P_Key index,
+	 * timeout) it now uses.  QUERY_QP reports it, and a MODIFY_QP starts
+	 * from it.
+	 */
+	void (*query_qp)(struct ibx_qp *qp, struct ibx_qp_attr *attr);
 	void (*destroy_qp)(struct ibx_qp *qp);
 
 	int (*create_srq)(struct ibx_srq *srq, struct ibx_srq_attr *attr,

@@ -88,9 +88,11 @@ struct ibx_mad_send {
 	/* Private to the MAD layer. */
 	struct ibx_mad_agent *agent;
 	struct list_head node;		/* in the agent's outstanding list */
+	struct list_head wr_node;	/* in the port's backlog while queued */
 	struct delayed_work timeout_work;
 	struct ibx_ah *ah;
 	bool posted;			/* a WR is on the send queue */
+	bool queued;			/* waits for a free send WR */
 	bool waiting;			/* timer running for a response */
 	bool responded;			/* the response arrived */
 	bool cancelled;
@@ -177,6 +179,8 @@ __be64 ibx_mad_next_tid(struct ibx_mad_agent *agent);
 int ibx_mad_post_send(struct ibx_mad_send *send);
 /* Stops retries: the send handler runs with -ECANCELED (unless done). */
 void ibx_mad_cancel_send(struct ibx_mad_send *send);
+/* Waits @timeout_ms for the answer from now on (a peer's MRA). */
+int ibx_mad_modify_send(struct ibx_mad_send *send, unsigned int timeout_ms);
 
 /*
  * An address vector to @dgid from the port's GID @sgid_index (RoCE v2),

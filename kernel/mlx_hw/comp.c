@@ -466,9 +466,13 @@ static enum mlx_hw_comp_state mlx_hw_comp_retry(struct mlx_hw_qp *qp,
 	if (comp->retry_pending && !c->timeout)
 		return MLX_HW_COMP_DONE;
 	if (++comp->retries > qp->retry_cnt) {
-		c->w = mlx_hw_comp_oldest(qp);
-		comp->status = MLX_HW_WC_RETRY_EXC_ERR;
-		return c->w ? MLX_HW_COMP_ERROR : MLX_HW_COMP_DONE;
+		/* An ARMED QP tries again on its alternate path. */
+		if (!mlx_hw_apm_retries_exhausted(qp)) {
+			c->w = mlx_hw_comp_oldest(qp);
+			comp->status = MLX_HW_WC_RETRY_EXC_ERR;
+			return c->w ? MLX_HW_COMP_ERROR : MLX_HW_COMP_DONE;
+		}
+		comp->retries = 0;
 	}
 	mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_RETRANSMITS, 1);
 	mlx_hw_req_rewind(qp, c->retry_psn);

@@ -54,7 +54,8 @@ void mlx_hw_dev_init_attr(struct mlx_hw_dev *dev)
 			      IB_UVERBS_DEVICE_RC_RNR_NAK_GEN |
 			      IB_UVERBS_DEVICE_MEM_WINDOW |
 			      IB_UVERBS_DEVICE_MEM_WINDOW_TYPE_2B |
-			      IB_UVERBS_DEVICE_XRC;
+			      IB_UVERBS_DEVICE_XRC |
+			      IB_UVERBS_DEVICE_AUTO_PATH_MIG;
 	a->max_sge = MLX_HW_MAX_SGE;
 	a->max_sge_rd = MLX_HW_MAX_SGE;
 	a->max_cq = MLX_HW_MAX_CQ;

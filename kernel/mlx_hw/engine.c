@@ -75,6 +75,7 @@ static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 	bool flushed = false;
 	int state;
 
+	mlx_hw_apm_service(qp);
 	mutex_lock(&qp->send_lock);
 	state = READ_ONCE(qp->state);
 	if (!qp->sq) {

@@ -132,12 +132,16 @@ extern const struct mlx_hw_opcode_info mlx_hw_opcode[256];
 #define MLX_HW_BTH_TVER_MASK	0x0f	/* transport header version, 0 */
 #define MLX_HW_BTH_ACKREQ	0x80000000u
 
-static inline void mlx_hw_bth_set(u8 *p, u8 opcode, bool se, u8 pad, u16 pkey,
-				  u32 qpn, bool ackreq, u32 psn)
+/*
+ * @migreq: the sender's path migration state is MIGRATED (IBA 9.2, 17.2.8);
+ * 0 while it is REARM or ARMED.  rxe sends 1 always.
+ */
+static inline void mlx_hw_bth_set(u8 *p, u8 opcode, bool se, bool migreq,
+				  u8 pad, u16 pkey, u32 qpn, bool ackreq,
+				  u32 psn)
 {
 	p[0] = opcode;
-	/* MigReq set: the path is "migrated", as rxe and mlx5 send it. */
-	p[1] = (se ? MLX_HW_BTH_SE : 0) | MLX_HW_BTH_MIG |
+	p[1] = (se ? MLX_HW_BTH_SE : 0) | (migreq ? MLX_HW_BTH_MIG : 0) |
 	       (pad << MLX_HW_BTH_PAD_SHIFT);
 	put_unaligned_be16(pkey, p + 2);
 	put_unaligned_be32(qpn & MLX_HW_QPN_MASK, p + 4);
@@ -147,6 +151,7 @@ static inline void mlx_hw_bth_set(u8 *p, u8 opcode, bool se, u8 pad, u16 pkey,
 
 static inline u8 mlx_hw_bth_opcode(const u8 *p) { return p[0]; }
 static inline bool mlx_hw_bth_se(const u8 *p) { return p[1] & MLX_HW_BTH_SE; }
+static inline bool mlx_hw_bth_mig(const u8 *p) { return p[1] & MLX_HW_BTH_MIG; }
 static inline u8 mlx_hw_bth_pad(const u8 *p) { return (p[1] >> 4) & 3; }
 static inline u8 mlx_hw_bth_tver(const u8 *p)
 {

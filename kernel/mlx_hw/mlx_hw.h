@@ -663,6 +663,18 @@ int mlx_hw_send_cqe(struct mlx_hw_qp *qp, u64 wr_id, u8 opcode, u8 status,
 		    u32 byte_len);
 u64 mlx_hw_ack_timeout_ns(u8 timeout);
 
+/* apm.c */
+int mlx_hw_apm_check(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
+		     u32 mask);
+void mlx_hw_apm_modify(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
+		       u32 mask);
+void mlx_hw_apm_reset(struct mlx_hw_qp *qp);
+enum mlx_hw_counter mlx_hw_apm_rcv(struct mlx_hw_qp *qp, struct sk_buff *skb);
+void mlx_hw_apm_service(struct mlx_hw_qp *qp);
+bool mlx_hw_apm_retries_exhausted(struct mlx_hw_qp *qp);
+bool mlx_hw_apm_migreq(struct mlx_hw_qp *qp);
+void mlx_hw_query_qp(struct ibx_qp *ibqp, struct ibx_qp_attr *attr);
+
 /* mcast.c */
 int mlx_hw_attach_mcast(struct ibx_qp *ibqp, const union ibx_gid *gid,
 			u16 lid);

@@ -58,8 +58,8 @@ void mlx_hw_pkt_bth(struct sk_buff *skb, struct mlx_hw_qp *qp, u32 dest_qpn,
 
 	pkt->psn = psn & MLX_HW_PSN_MASK;
 	pkt->qpn = dest_qpn & MLX_HW_QPN_MASK;
-	mlx_hw_bth_set(skb->data, pkt->opcode, se, 0, MLX_HW_DEFAULT_PKEY,
-		       dest_qpn, ackreq, psn);
+	mlx_hw_bth_set(skb->data, pkt->opcode, se, mlx_hw_apm_migreq(qp), 0,
+		       MLX_HW_DEFAULT_PKEY, dest_qpn, ackreq, psn);
 }
 
 /* What each kind of packet adds to the tx counters. */

@@ -49,8 +49,15 @@ static int mlx_hw_qp_geometry(struct mlx_hw_qp *qp,
 	qp->sq_hdr = mlx_hw_qp_is_ud(init->qp_type) ? MLX_HW_UD_HDR :
 		     init->qp_type == IB_UVERBS_QPT_XRC_INI ? MLX_HW_XRC_HDR :
 							      MLX_HW_RC_HDR;
+	/*
+	 * Inline data holds at least what the gather list does, as on rxe:
+	 * programs post small sends IBV_SEND_INLINE on QPs created without
+	 * asking for inline (rdma_xclient sends 16 bytes with one SGE).
+	 */
 	data = max3(cap->max_send_sge * MLX_HW_WQE_SEG,
-		    ALIGN(4 + cap->max_inline_data, MLX_HW_WQE_SEG),
+		    ALIGN(4 + max(cap->max_inline_data,
+				  cap->max_send_sge * MLX_HW_WQE_SEG),
+			  MLX_HW_WQE_SEG),
 		    (u32)MLX_HW_WQE_SEG);
 	stride = roundup_pow_of_two(max_t(u32, qp->sq_hdr + data,
 					  MLX_HW_SQ_MIN_STRIDE));
@@ -148,6 +155,8 @@ static void mlx_hw_qp_init_common(struct mlx_hw_qp *qp)
 	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	qp->timer.function = mlx_hw_qp_timer_fn;
 	qp->state = IBX_QPS_RESET;
+	qp->mig_state = IBX_MIG_MIGRATED;
+	qp->port = qp->ibx.attr.port_num;	/* kernel QPs: set at creation */
 	qp->mtu = 256;
 	qp->resp.res_cnt = 1;
 	mlx_hw_req_reset(qp);
@@ -429,6 +438,7 @@ static void mlx_hw_qp_reset(struct mlx_hw_qp *qp)
 	qp->rq_ci = 0;
 	qp->db_corrupt = false;
 	qp->last_wqe_reached = false;
+	mlx_hw_apm_reset(qp);
 	memset(qp->db, 0, sizeof(*qp->db));
 }
 
@@ -507,7 +517,11 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 		err = -EINVAL;
 		goto out;
 	}
+	err = mlx_hw_apm_check(qp, attr, mask);
+	if (err)
+		goto out;
 	mlx_hw_qp_copy_attr(qp, attr, mask);
+	mlx_hw_apm_modify(qp, attr, mask);
 	if (mask & IBX_QP_STATE) {
 		if (attr->qp_state == IBX_QPS_RESET)
 			mlx_hw_qp_reset(qp);

@@ -61,6 +61,24 @@ static inline u8 *mlx_hw_pkt_hdr(struct sk_buff *skb, enum mlx_hw_hdr h)
 /* ---------------- QPs ---------------- */
 
 /*
+ * A path of a connected QP as the data path uses it: the address vector
+ * and the attributes that go with it (IBA 11.2.5: the primary path and
+ * the alternate one of Automatic Path Migration, 17.2.8).
+ */
+struct mlx_hw_path {
+	struct ibx_ah_attr ah;		/* as the consumer gave it */
+	struct mlx_hw_av av;		/* ah, resolved */
+	u16 pkey_index;
+	u8 port;
+	u8 timeout;			/* local ACK timeout code */
+};
+
+/* mlx_hw_qp.mig_flags */
+enum {
+	MLX_HW_MIG_PEER,		/* the peer migrated: follow it */
+};
+
+/*
  * A send WQE in the requester's window: the private, validated copy taken
  * when it was fetched from the ring (docs/prm.md 9: never re-read), plus
  * its transport state.  Local data follows as @nsge SGEs or @inline_len
@@ -308,6 +326,20 @@ struct mlx_hw_qp {
 	u8 sgid_index;			/* RC/UC: source GID index */
 	struct ibx_ah_attr ah;		/* RC/UC: the primary path */
 	struct mlx_hw_av av;		/* RC/UC: ah, resolved at RTR */
+	u16 pkey_index;			/* of the primary path */
+	u8 port;			/* of the primary path */
+
+	/*
+	 * Automatic Path Migration (IBA 17.2.8, apm.c).  The paths and
+	 * mig_state change under both locks; recv.c reads them without
+	 * (a torn read drops one packet) and moves REARM to ARMED with a
+	 * cmpxchg, and asks for a migration the peer made through
+	 * mig_flags, which the next service of the QP carries out.
+	 */
+	int mig_state;			/* enum ibx_mig_state, READ/WRITE_ONCE */
+	bool has_alt;			/* an alternate path since RESET */
+	unsigned long mig_flags;	/* MLX_HW_MIG_* bits */
+	struct mlx_hw_path alt;		/* the alternate path */
 
 	/*
 	 * Memory resolved and released within one call, never held across

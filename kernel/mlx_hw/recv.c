@@ -96,7 +96,6 @@ static enum mlx_hw_counter mlx_hw_rcv_check_qp(struct mlx_hw_qp *qp,
 	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
 	u32 type = qp->ibx.qp_type;
 	int state = READ_ONCE(qp->state);
-	union ibx_gid sgid;
 
 	if (state != IBX_QPS_RTS && state != IBX_QPS_SQD &&
 	    !(state == IBX_QPS_RTR && (pkt->mask & MLX_HW_M_REQ)))
@@ -111,10 +110,8 @@ static enum mlx_hw_counter mlx_hw_rcv_check_qp(struct mlx_hw_qp *qp,
 			return MLX_HW_CNT_DROP_QKEY;
 		return 0;
 	}
-	mlx_hw_pkt_gids(skb, &sgid, NULL);
-	if (memcmp(&sgid, &qp->av.dgid, sizeof(sgid)))
-		return MLX_HW_CNT_DROP_ADDR;
-	return 0;
+	/* The peer's address, on either path while migration is armed. */
+	return mlx_hw_apm_rcv(qp, skb);
 }
 
 /* Queues an accepted packet for its QP's responder or completer. */

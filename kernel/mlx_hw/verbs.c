@@ -163,6 +163,7 @@ const struct ibx_device_ops mlx_hw_ops = {
 	.req_notify_cq = mlx_hw_req_notify_cq,
 	.create_qp = mlx_hw_create_qp,
 	.modify_qp = mlx_hw_modify_qp,
+	.query_qp = mlx_hw_query_qp,
 	.destroy_qp = mlx_hw_destroy_qp,
 	.post_send = mlx_hw_post_send,
 	.post_recv = mlx_hw_post_recv,

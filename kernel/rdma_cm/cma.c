@@ -4,8 +4,8 @@
  * (rdma_cm ports are separate from TCP/UDP ports, one table per port
  * space), device binding by source GID, route resolution on RoCE, options
  * and the QP attributes it hands to user space.  Address resolution is in
- * addr.c, multicast in cma_mcast.c, the connection exchange in the IB CM
- * (cm_iface.h).
+ * addr.c, multicast in cma_mcast.c, connections in cma_conn.c on top of
+ * the IB CM (cm.h).
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -16,7 +16,6 @@
 #include <net/ip.h>
 #include <rdma/ib_user_sa.h>
 #include "cma_priv.h"
-#include "cm_iface.h"
 
 static const char *const cma_state_names[] = {
 	[CMA_IDLE] = "IDLE",
@@ -43,51 +42,6 @@ DEFINE_MUTEX(cma_dev_lock);
 LIST_HEAD(cma_dev_list);
 atomic_t cma_id_count = ATOMIC_INIT(0);
 atomic_t cma_mcast_count = ATOMIC_INIT(0);
-
-/* ---- the IB CM hook (cm_iface.h) ---- */
-
-static const struct cma_cm_ops *cma_cm;
-static DEFINE_MUTEX(cma_cm_lock);
-
-/**
- * ibx_cma_register_cm() - plug the IB CM into the CMA
- * @ops: the CM's operations (cm_iface.h); they must outlive the registration
- *
- * Return: 0, or -EBUSY if a CM is registered already.
- */
-int ibx_cma_register_cm(const struct cma_cm_ops *ops)
-{
-	int ret = 0;
-
-	mutex_lock(&cma_cm_lock);
-	if (cma_cm)
-		ret = -EBUSY;
-	else
-		WRITE_ONCE(cma_cm, ops);
-	mutex_unlock(&cma_cm_lock);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(ibx_cma_register_cm);
-
-/**
- * ibx_cma_unregister_cm() - unplug the IB CM registered with @ops
- * @ops: what ibx_cma_register_cm() was given
- *
- * The CM destroys its own state of every id before calling this.
- */
-void ibx_cma_unregister_cm(const struct cma_cm_ops *ops)
-{
-	mutex_lock(&cma_cm_lock);
-	if (cma_cm == ops)
-		WRITE_ONCE(cma_cm, NULL);
-	mutex_unlock(&cma_cm_lock);
-}
-EXPORT_SYMBOL_GPL(ibx_cma_unregister_cm);
-
-const struct cma_cm_ops *cma_cm_ops(void)
-{
-	return READ_ONCE(cma_cm);
-}
 
 /* ---- ids ---- */
 
@@ -268,6 +222,83 @@ static void cma_release_port(struct cma_id *id)
 	mutex_unlock(&cma_bind_lock);
 }
 
+/*
+ * The listener of (ps, port) for a connection to @local, referenced (drop
+ * with cma_id_put()): an exact address first, else a wildcard of the
+ * family (an IPv6 wildcard takes IPv4 too unless AF_ONLY).  -ENOENT:
+ * nothing listens on the port, which the CM answers with "invalid service
+ * ID" as Linux does; -ECONNREFUSED: listeners, none for that address.
+ */
+struct cma_id *cma_find_listener(u16 ps, u16 port,
+				 const struct sockaddr *local)
+{
+	struct xarray *xa = cma_ps_table(ps);
+	struct cma_id *cur, *wild = NULL, *found = NULL;
+	const struct sockaddr *a;
+	struct cma_bind *bind;
+	bool any = false;
+
+	if (!xa)
+		return ERR_PTR(-ENOENT);
+	mutex_lock(&cma_bind_lock);
+	bind = xa_load(xa, port);
+	if (!bind) {
+		mutex_unlock(&cma_bind_lock);
+		return ERR_PTR(-ENOENT);
+	}
+	hlist_for_each_entry(cur, &bind->owners, bind_node) {
+		/* Read without its lock; the caller checks it again. */
+		if (READ_ONCE(cur->state) != CMA_LISTEN)
+			continue;
+		any = true;
+		a = (struct sockaddr *)&cur->src;
+		if (!cma_any_addr(a)) {
+			if (cma_addr_equal(a, local)) {
+				found = cur;
+				break;
+			}
+		} else if (a->sa_family == local->sa_family ||
+			   (a->sa_family == AF_INET6 && !cur->afonly)) {
+			wild = cur;
+		}
+	}
+	if (!found)
+		found = wild;
+	if (found)
+		atomic_inc(&found->refs);
+	mutex_unlock(&cma_bind_lock);
+	if (!found)
+		return ERR_PTR(any ? -ECONNREFUSED : -ENOENT);
+	return found;
+}
+
+/* One "ps port" line per listening port, for sysfs ibx_listen (tests). */
+ssize_t cma_show_listeners(char *buf)
+{
+	static const u16 spaces[] = { RDMA_PS_TCP, RDMA_PS_UDP, RDMA_PS_IB,
+				      RDMA_PS_IPOIB };
+	struct cma_bind *bind;
+	struct cma_id *cur;
+	unsigned long port;
+	ssize_t len = 0;
+	unsigned int i;
+
+	mutex_lock(&cma_bind_lock);
+	for (i = 0; i < ARRAY_SIZE(spaces); i++) {
+		xa_for_each(cma_ps_table(spaces[i]), port, bind) {
+			hlist_for_each_entry(cur, &bind->owners, bind_node) {
+				if (READ_ONCE(cur->state) != CMA_LISTEN)
+					continue;
+				len += sysfs_emit_at(buf, len, "%#x %lu\n",
+						     spaces[i], port);
+				break;
+			}
+		}
+	}
+	mutex_unlock(&cma_bind_lock);
+	return len;
+}
+
 /* ---- device binding ---- */
 
 /*
@@ -328,7 +359,7 @@ u64 cma_node_guid(struct cma_id *id)
 }
 
 /* The netdev that owns a local IP address, or 0. */
-static int cma_translate_ip(const struct sockaddr *addr)
+int cma_translate_ip(const struct sockaddr *addr)
 {
 	struct net_device *ndev;
 	int ifindex = 0;
@@ -386,9 +417,12 @@ int cma_bind_addr(struct cma_id *id, const struct sockaddr *addr)
 	return 0;
 }
 
+/*
+ * A listener needs no CM state: a REQ's service ID names (ps, port), and
+ * cma_req_handler() finds the listener in that port's owners.
+ */
 int cma_listen(struct cma_id *id, int backlog)
 {
-	const struct cma_cm_ops *cm = cma_cm_ops();
 	struct sockaddr_in any = { .sin_family = AF_INET };
 	int ret;
 
@@ -408,15 +442,6 @@ int cma_listen(struct cma_id *id, int backlog)
 			return ret;
 	}
 	id->backlog = backlog;
-	if (cm) {
-		u64 sid = ((u64)id->ps << 16) +
-			  ntohs(cma_port((struct sockaddr *)&id->src));
-
-		ret = cm->listen(id, cpu_to_be64(sid),
-				 cpu_to_be64(0xffffffffffffffffULL));
-		if (ret)
-			return ret;
-	}
 	id->state = CMA_LISTEN;
 	return 0;
 }
@@ -452,7 +477,7 @@ static void cma_route_work(struct work_struct *work)
 /* Fills the RoCE path as upstream cma_resolve_iboe_route does. */
 static int cma_build_path(struct cma_id *id)
 {
-	struct cma_path *p = &id->path;
+	struct cm_path *p = &id->path;
 	struct net_device *ndev;
 	u16 sport, dport;
 
@@ -547,88 +572,47 @@ void cma_fill_ah_attr(struct cma_id *id, const union ibx_gid *dgid,
 }
 
 /*
- * Without a CM connection upstream answers every state with the INIT
- * attributes (cma_ib_init_qp_attr) plus rq_psn for RTR; the connected
- * RTR/RTS attributes come from the CM.
+ * Without a CM connection (and for UD ids) upstream answers every state
+ * with the INIT attributes (cma_ib_init_qp_attr); a connection's come from
+ * the CM.  Either way the receive PSN is the one this side announced.
  */
 int cma_init_qp_attr(struct cma_id *id, u32 qp_state,
 		     struct ib_uverbs_qp_attr *attr)
 {
-	const struct cma_cm_ops *cm = cma_cm_ops();
+	int ret = 0;
 
 	if (!id->cdev)
 		return -EINVAL;
-	if (cm && id->cm_priv && id->qp_type != IB_UVERBS_QPT_UD &&
-	    qp_state != IBX_QPS_INIT)
-		return cm->init_qp_attr(id, qp_state, attr);
-	attr->qp_state = qp_state;
-	attr->pkey_index = 0;		/* the default P_Key 0xffff */
-	attr->port_num = id->port;
-	attr->qp_attr_mask = IBX_QP_STATE | IBX_QP_PKEY_INDEX | IBX_QP_PORT;
-	if (id->qp_type == IB_UVERBS_QPT_UD) {
-		attr->qkey = id->qkey;
-		attr->qp_attr_mask |= IBX_QP_QKEY;
+	if (id->cm && id->qp_type != IB_UVERBS_QPT_UD) {
+		ret = cm_init_qp_attr(id->cm, qp_state, attr);
 	} else {
-		attr->qp_access_flags = 0;
-		attr->qp_attr_mask |= IBX_QP_ACCESS_FLAGS;
+		attr->qp_state = qp_state;
+		attr->pkey_index = 0;		/* the default P_Key 0xffff */
+		attr->port_num = id->port;
+		attr->qp_attr_mask = IBX_QP_STATE | IBX_QP_PKEY_INDEX |
+				     IBX_QP_PORT;
+		if (id->qp_type == IB_UVERBS_QPT_UD) {
+			attr->qkey = id->qkey;
+			attr->qp_attr_mask |= IBX_QP_QKEY;
+		} else {
+			attr->qp_access_flags = 0;
+			attr->qp_attr_mask |= IBX_QP_ACCESS_FLAGS;
+		}
 	}
+	if (ret)
+		return ret;
 	if (qp_state == IBX_QPS_RTR)
 		attr->rq_psn = id->seq_num;
+	if ((attr->qp_attr_mask & IBX_QP_TIMEOUT) && id->ack_timeout)
+		attr->timeout = id->ack_timeout;
 	return 0;
 }
 
-/*
- * The connection operations need the IB CM.  Their input is validated
- * here with upstream's errors for bad use (wrong state, no CM id); a
- * valid request is -EOPNOTSUPP until the CM glue (cm_iface.h) lands with
- * the CM module: nothing here pretends a connection.
- */
-int cma_connect(struct cma_id *id, const struct rdma_ucm_conn_param *p)
+/* Drops a reference taken while the id was reachable (lookups, removal). */
+void cma_id_put(struct cma_id *id)
 {
-	if (id->state != CMA_ROUTE_RESOLVED)
-		return -EINVAL;
-	return -EOPNOTSUPP;
-}
-
-/* Only a CONNECT_REQUEST id (state CONNECT) can be accepted. */
-int cma_accept(struct cma_id *id, const struct rdma_ucm_conn_param *p)
-{
-	if (id->state != CMA_CONNECT)
-		return -EINVAL;
-	return -EOPNOTSUPP;
-}
-
-/* Upstream: no CM id to reject or disconnect with is -EINVAL. */
-int cma_reject(struct cma_id *id, const void *pdata, u8 len, u8 reason)
-{
-	if (!id->cm_priv)
-		return -EINVAL;
-	return -EOPNOTSUPP;
-}
-
-int cma_disconnect(struct cma_id *id)
-{
-	if (!id->cm_priv)
-		return -EINVAL;
-	return -EOPNOTSUPP;
-}
-
-/* rdma_notify (IB_EVENT_COMM_EST for a connecting id): needs a CM id. */
-int cma_notify(struct cma_id *id, u32 event)
-{
-	if (!id->cm_priv)
-		return -EINVAL;
-	return -EOPNOTSUPP;
-}
-
-/* Called by cma_destroy_id and device removal with id->lock held. */
-static void cma_cm_detach(struct cma_id *id)
-{
-	const struct cma_cm_ops *cm = cma_cm_ops();
-
-	if (cm && id->cm_priv)
-		cm->destroy(id);
-	id->cm_priv = NULL;
+	if (atomic_dec_and_test(&id->refs))
+		complete(&id->done);
 }
 
 /*
@@ -637,10 +621,15 @@ static void cma_cm_detach(struct cma_id *id)
  */
 void cma_destroy_id(struct cma_id *id)
 {
+	struct cm_id *cm;
+
 	mutex_lock(&id->lock);
 	id->state = CMA_DESTROYING;
-	cma_cm_detach(id);
+	cm = cma_take_cm(id);
 	mutex_unlock(&id->lock);
+	/* Ends the connection (REJ, DREQ, ...); its handler sees DESTROYING. */
+	if (cm)
+		cm_destroy_id(cm);
 	/* The works see DESTROYING and do nothing; wait for running ones. */
 	cancel_delayed_work_sync(&id->addr_work);
 	cancel_work_sync(&id->route_work);
@@ -662,6 +651,7 @@ void cma_destroy_id(struct cma_id *id)
 void cma_remove_device(struct cma_device *cdev)
 {
 	struct cma_event ev = { .event = RDMA_CM_EVENT_DEVICE_REMOVAL };
+	struct cm_id *cm;
 	struct cma_id *id;
 
 	for (;;) {
@@ -674,15 +664,16 @@ void cma_remove_device(struct cma_device *cdev)
 		if (!id)
 			break;
 		mutex_lock(&id->lock);
+		cm = cma_take_cm(id);
 		if (id->state != CMA_DESTROYING) {
 			id->state = CMA_DEVICE_REMOVAL;
-			cma_cm_detach(id);
 			id->handler(id, &ev);
 		}
 		cma_release_dev(id);
 		mutex_unlock(&id->lock);
-		if (atomic_dec_and_test(&id->refs))
-			complete(&id->done);
+		if (cm)
+			cm_destroy_id(cm);
+		cma_id_put(id);
 	}
 	/* Memberships keep no device pointer; cma_leave_all frees them. */
 }
@@ -691,7 +682,7 @@ void cma_remove_device(struct cma_device *cdev)
  * RDMA_OPTION_IB_PATH (rdma_set_ib_path): the caller supplies the route;
  * the id becomes ROUTE_RESOLVED and reports it, as upstream ucma does.
  */
-int cma_set_ib_path(struct cma_id *id, const struct cma_path *path)
+int cma_set_ib_path(struct cma_id *id, const struct cm_path *path)
 {
 	struct cma_event ev = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
 

@@ -52,10 +52,10 @@ static void cma_mcast_work(struct work_struct *work)
 	    id->state == CMA_DEVICE_REMOVAL)
 		goto out;
 	/* ib_init_ah_from_mcmember: a GRH to the MGID, hop limit 64. */
-	cma_fill_ah_attr(id, &mc->mgid, &ev.ud.ah_attr);
-	ev.ud.ah_attr.grh.hop_limit = 64;
-	ev.ud.qp_num = CMA_MCAST_QPN;
-	ev.ud.qkey = id->qkey;
+	cma_fill_ah_attr(id, &mc->mgid, &ev.param.ud.ah_attr);
+	ev.param.ud.ah_attr.grh.hop_limit = 64;
+	ev.param.ud.qp_num = CMA_MCAST_QPN;
+	ev.param.ud.qkey = id->qkey;
 	id->handler(id, &ev);
 out:
 	mutex_unlock(&id->lock);

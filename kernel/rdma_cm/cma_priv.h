@@ -6,8 +6,8 @@
  *
  * Layering: a cma_id knows nothing of files.  It reports what happens to
  * it through its event handler, which ucma.c turns into queued
- * rdma_ucm_event_resp records.  The IB CM (a later module) plugs in
- * below through cm_iface.h.
+ * rdma_ucm_event_resp records.  Below it the IB CM (cm.h) exchanges the
+ * connection messages; cma_conn.c joins the two.
  *
  * Locking:
  *  - cma_id->lock (mutex) serializes every state change of one id, its
@@ -18,6 +18,9 @@
  *  - cma_dev_lock protects the device list and each device's id list;
  *    taken inside cma_id->lock, never the other way round (device removal
  *    takes a reference on each id, drops cma_dev_lock, then locks the id).
+ *  - The CM calls cma_id handlers with no CM lock held, and an id's CM
+ *    calls may be made under cma_id->lock, except cm_destroy_id(), which
+ *    waits for the CM's handler and so is called after dropping it.
  */
 #ifndef IBX_CMA_PRIV_H
 #define IBX_CMA_PRIV_H
@@ -34,6 +37,7 @@
 #include <rdma/rdma_user_cm.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include "ibx_core.h"
+#include "cm.h"
 
 /* The Q_Key of rdma_cm UD ids (PS_UDP/PS_IPOIB), as upstream RDMA_UDP_QKEY. */
 #define CMA_UDP_QKEY		0x01234567
@@ -92,17 +96,6 @@ struct cma_device {
 	struct list_head ids;		/* cma_id.dev_node of the ids bound to it */
 };
 
-/* The resolved RoCE path of an id (what QUERY_ROUTE/PATH report). */
-struct cma_path {
-	union ibx_gid sgid, dgid;	/* IPv4-mapped or IPv6 addresses */
-	u32 flow_label;			/* 20 bits */
-	u8 hop_limit;			/* route hop limit, 64 normally */
-	u8 traffic_class;		/* the TOS option */
-	u8 sl;				/* 0: no priority map on a plain netdev */
-	u8 mtu;				/* enum ibx_mtu from the netdev MTU */
-	u8 packet_life_time;		/* CMA_IBOE_PACKET_LIFETIME or ack_timeout-1 */
-};
-
 /* One multicast membership of an id. */
 struct cma_mcast {
 	struct cma_id *id;		/* the UD id that joined */
@@ -121,11 +114,19 @@ struct cma_event {
 	u32 event;			/* RDMA_CM_EVENT_* values (ucma numbering) */
 	int status;			/* 0 or a negative errno / CM reason */
 	struct cma_mcast *mc;		/* MULTICAST_JOIN/ERROR only */
-	struct rdma_ucm_ud_param ud;	/* MULTICAST_JOIN only */
+	struct cma_id *new_id;		/* CONNECT_REQUEST: the passive id */
+	union {				/* as rdma_ucm_event_resp.param */
+		struct rdma_ucm_conn_param conn;	/* RC ids */
+		struct rdma_ucm_ud_param ud;		/* UD ids, multicast */
+	} param;
 };
 
 struct cma_id;
-typedef void (*cma_event_handler)(struct cma_id *id, struct cma_event *ev);
+/*
+ * Called with the id's lock held.  Return 0; for CONNECT_REQUEST an errno
+ * refuses the connection (the CM rejects it and destroys new_id's CM id).
+ */
+typedef int (*cma_event_handler)(struct cma_id *id, struct cma_event *ev);
 
 struct cma_id {
 	struct mutex lock;		/* see the locking rules above */
@@ -166,7 +167,7 @@ struct cma_id {
 	u8 ack_timeout;			/* RDMA_OPTION_ID_ACK_TIMEOUT, 0: unset */
 
 	/* Route. */
-	struct cma_path path;
+	struct cm_path path;
 	bool path_valid;
 
 	/* Asynchronous work (all cancelled by cma_destroy_id). */
@@ -175,7 +176,8 @@ struct cma_id {
 	struct work_struct route_work;	/* ROUTE_RESOLVED delivery */
 	struct list_head mcasts;	/* cma_mcast.node */
 
-	void *cm_priv;			/* owned by the IB CM (cm_iface.h) */
+	/* The connection: its IB CM id from CONNECT or a REQ, until destroy. */
+	struct cm_id *cm;
 };
 
 /* cma.c */
@@ -223,7 +225,16 @@ int cma_join_multicast(struct cma_id *id, const struct sockaddr *addr,
 void cma_leave_multicast(struct cma_id *id, struct cma_mcast *mc);
 void cma_leave_all(struct cma_id *id);	/* without id->lock */
 
-int cma_set_ib_path(struct cma_id *id, const struct cma_path *path);
+int cma_set_ib_path(struct cma_id *id, const struct cm_path *path);
+void cma_id_put(struct cma_id *id);
+int cma_translate_ip(const struct sockaddr *addr);
+ssize_t cma_show_listeners(char *buf);
+struct cma_id *cma_find_listener(u16 ps, u16 port,
+				 const struct sockaddr *local);
+
+/* cma_conn.c */
+int cma_req_handler(struct cm_id *cm, const struct cm_event *ev);
+struct cm_id *cma_take_cm(struct cma_id *id);
 
 static inline size_t cma_addr_size(const struct sockaddr *a)
 {

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * main.c - module ibx_rdma_cm: the misc device /dev/infiniband/rdma_cm
- * (the ABI of the in-tree rdma_ucm, version 4), and the core client
- * "rdma_cm" that tells the CMA of devices coming and going and answers
- * netlink GET_CHARDEV for librdmacm.
+ * (the ABI of the in-tree rdma_ucm, version 4), the core client "rdma_cm"
+ * that tells the CMA of devices coming and going and answers netlink
+ * GET_CHARDEV for librdmacm, and under them the IB CM (client "ibx_cm",
+ * registered first so that it is removed last).
  */
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/miscdevice.h>
 #include "ucma.h"
+#include "cm_priv.h"
 
 static ssize_t abi_version_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
@@ -32,10 +34,35 @@ static ssize_t ibx_mcasts_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(ibx_mcasts);
 
+/* The IB CM's counters (cm_priv.h), one "name value" per line. */
+static ssize_t ibx_cm_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf,
+			  "rcvd %lld\ndropped %lld\nduplicates %lld\nstale %lld\nunowned %lld\ntimeouts %lld\n",
+			  atomic64_read(&cm_counters.rcvd),
+			  atomic64_read(&cm_counters.dropped),
+			  atomic64_read(&cm_counters.duplicates),
+			  atomic64_read(&cm_counters.stale),
+			  atomic64_read(&cm_counters.unowned),
+			  atomic64_read(&cm_counters.timeouts));
+}
+static DEVICE_ATTR_RO(ibx_cm);
+
+/* Listening ports ("ps port" lines): tests wait for a server with it. */
+static ssize_t ibx_listen_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return cma_show_listeners(buf);
+}
+static DEVICE_ATTR_RO(ibx_listen);
+
 static struct attribute *ucma_attrs[] = {
 	&dev_attr_abi_version.attr,
 	&dev_attr_ibx_ids.attr,
 	&dev_attr_ibx_mcasts.attr,
+	&dev_attr_ibx_cm.attr,
+	&dev_attr_ibx_listen.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(ucma);
@@ -106,12 +133,19 @@ static int __init ibx_rdma_cm_init(void)
 			       ret);
 		return ret;
 	}
+	ret = cm_init(cma_req_handler);
+	if (ret)
+		goto err_misc;
 	ret = ibx_register_client(&cma_client);
-	if (ret) {
-		misc_deregister(&ucma_misc);
-		return ret;
-	}
+	if (ret)
+		goto err_cm;
 	return 0;
+
+err_cm:
+	cm_exit();
+err_misc:
+	misc_deregister(&ucma_misc);
+	return ret;
 }
 
 static void __exit ibx_rdma_cm_exit(void)
@@ -119,6 +153,7 @@ static void __exit ibx_rdma_cm_exit(void)
 	/* No file is open (each holds a module reference): no id is left. */
 	misc_deregister(&ucma_misc);
 	ibx_unregister_client(&cma_client);
+	cm_exit();
 	WARN_ON(atomic_read(&cma_id_count));
 }
 

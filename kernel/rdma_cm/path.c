@@ -19,7 +19,7 @@ enum {
 
 #define IB_SA_EQ 2
 
-void cma_pack_path(const struct cma_path *p, __be32 rec[16])
+void cma_pack_path(const struct cm_path *p, __be32 rec[16])
 {
 	memset(rec, 0, 64);
 	memcpy(&rec[PR_DGID], p->dgid.raw, 16);
@@ -36,7 +36,7 @@ void cma_pack_path(const struct cma_path *p, __be32 rec[16])
 				  (u32)(p->packet_life_time & 0x3f) << 24);
 }
 
-void cma_unpack_path(const __be32 rec[16], struct cma_path *p)
+void cma_unpack_path(const __be32 rec[16], struct cm_path *p)
 {
 	u32 w;
 

@@ -57,37 +57,122 @@ void ucma_put_ctx(struct ucma_context *ctx)
 }
 
 /*
- * The cma_id handler: queues one rdma_ucm_event_resp.  Called with the
- * id's lock held, from a work item, a command or device removal (process
- * context), so the allocation may sleep.
+ * A context in @file's list, numbered but not yet in ucma_ctx_table (the
+ * caller publishes it with xa_store once it is complete).
  */
-void ucma_event_handler(struct cma_id *cid, struct cma_event *ev)
+struct ucma_context *ucma_alloc_ctx(struct ucma_file *file, u64 uid)
 {
-	struct ucma_context *ctx = cid->context;
-	struct ucma_file *file = ctx->file;
-	struct ucma_event *uevent;
+	struct ucma_context *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 
-	uevent = kzalloc(sizeof(*uevent), GFP_KERNEL);
-	if (!uevent) {
-		pr_warn_ratelimited("event %u of id %u lost (no memory)\n",
-				    ev->event, ctx->id);
-		return;
+	if (!ctx)
+		return NULL;
+	ctx->file = file;
+	ctx->uid = uid;
+	refcount_set(&ctx->ref, 1);
+	init_completion(&ctx->comp);
+	INIT_LIST_HEAD(&ctx->mc_list);
+	if (xa_alloc(&ucma_ctx_table, &ctx->id, NULL, xa_limit_32b,
+		     GFP_KERNEL)) {
+		kfree(ctx);
+		return NULL;
 	}
+	mutex_lock(&file->mut);
+	list_add_tail(&ctx->list, &file->ctx_list);
+	mutex_unlock(&file->mut);
+	return ctx;
+}
+
+static struct ucma_event *ucma_new_event(struct ucma_context *ctx,
+					 struct cma_event *ev)
+{
+	struct ucma_event *uevent = kzalloc(sizeof(*uevent), GFP_KERNEL);
+
+	if (!uevent)
+		return NULL;
 	uevent->ctx = ctx;
 	uevent->resp.uid = ctx->uid;
 	uevent->resp.id = ctx->id;
 	uevent->resp.event = ev->event;
 	uevent->resp.status = ev->status;
+	memcpy(&uevent->resp.param, &ev->param, sizeof(ev->param));
 	if (ev->mc) {
 		uevent->mc = ev->mc->context;
 		uevent->resp.uid = uevent->mc->uid;
 		uevent->resp.id = uevent->mc->id;
-		uevent->resp.param.ud = ev->ud;
 	}
+	return uevent;
+}
+
+static void ucma_queue_event(struct ucma_file *file, struct ucma_event *e)
+{
 	mutex_lock(&file->mut);
-	list_add_tail(&uevent->list, &file->event_list);
+	list_add_tail(&e->list, &file->event_list);
 	mutex_unlock(&file->mut);
 	wake_up_interruptible(&file->poll_wait);
+}
+
+/*
+ * CONNECT_REQUEST on a listener: a new context for the new id, published
+ * at once (user space learns its number from the event).  The listener's
+ * backlog bounds the unread ones; refusing makes the CM reject.
+ */
+static int ucma_connect_request(struct ucma_context *listen,
+				struct cma_event *ev)
+{
+	struct ucma_context *ctx;
+	struct ucma_event *uevent;
+
+	if (!atomic_add_unless(&listen->backlog, -1, 0))
+		return -ENOMEM;
+	ctx = ucma_alloc_ctx(listen->file, 0);
+	if (!ctx)
+		goto err_backlog;
+	uevent = ucma_new_event(listen, ev);
+	if (!uevent)
+		goto err_ctx;
+	ctx->cid = ev->new_id;
+	ev->new_id->context = ctx;
+	uevent->conn_req_ctx = ctx;
+	uevent->resp.id = ctx->id;
+	xa_store(&ucma_ctx_table, ctx->id, ctx, GFP_KERNEL);
+	ucma_queue_event(listen->file, uevent);
+	return 0;
+
+err_ctx:
+	mutex_lock(&listen->file->mut);
+	list_del(&ctx->list);
+	mutex_unlock(&listen->file->mut);
+	xa_erase(&ucma_ctx_table, ctx->id);
+	kfree(ctx);
+err_backlog:
+	atomic_inc(&listen->backlog);
+	return -ENOMEM;
+}
+
+/*
+ * The cma_id handler: queues one rdma_ucm_event_resp.  Called with the
+ * id's lock held, from a work item, a command or device removal (process
+ * context), so the allocation may sleep.  A new connection reports nothing
+ * until ACCEPT gave it a uid, as upstream: an error before then makes the
+ * ACCEPT fail.
+ */
+int ucma_event_handler(struct cma_id *cid, struct cma_event *ev)
+{
+	struct ucma_context *ctx = cid->context;
+	struct ucma_event *uevent;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return ucma_connect_request(ctx, ev);
+	if (!ctx->uid)
+		return 0;
+	uevent = ucma_new_event(ctx, ev);
+	if (!uevent) {
+		pr_warn_ratelimited("event %u of id %u lost (no memory)\n",
+				    ev->event, ctx->id);
+		return 0;
+	}
+	ucma_queue_event(ctx->file, uevent);
+	return 0;
 }
 
 UCMA_HANDLER(ucma_get_event)
@@ -120,21 +205,45 @@ UCMA_HANDLER(ucma_get_event)
 	uevent->ctx->events_reported++;
 	if (uevent->mc)
 		uevent->mc->events_reported++;
+	if (uevent->conn_req_ctx)
+		atomic_inc(&uevent->ctx->backlog);
 	mutex_unlock(&file->mut);
 	kfree(uevent);
 	return 0;
 }
 
-/* Frees the queued events of @ctx (and only of @mc if set); file->mut held. */
-static void ucma_drop_events(struct ucma_file *file, struct ucma_context *ctx,
-			     struct ucma_multicast *mc)
+/*
+ * Takes the queued events of @ctx (and only of @mc if set) off the list
+ * into @out; file->mut held.
+ */
+static void ucma_take_events(struct ucma_file *file, struct ucma_context *ctx,
+			     struct ucma_multicast *mc, struct list_head *out)
 {
 	struct ucma_event *e, *tmp;
 
 	list_for_each_entry_safe(e, tmp, &file->event_list, list) {
 		if (e->ctx != ctx || (mc && e->mc != mc))
 			continue;
+		list_move_tail(&e->list, out);
+	}
+}
+
+/*
+ * Frees unread events; a CONNECT_REQUEST nobody read takes its new
+ * connection along (the CM rejects it), as upstream
+ * ucma_cleanup_ctx_events.
+ */
+static void ucma_free_events(struct list_head *events)
+{
+	struct ucma_event *e, *tmp;
+
+	list_for_each_entry_safe(e, tmp, events, list) {
 		list_del(&e->list);
+		if (e->conn_req_ctx &&
+		    xa_cmpxchg(&ucma_ctx_table, e->conn_req_ctx->id,
+			       e->conn_req_ctx, NULL, GFP_KERNEL) ==
+		    e->conn_req_ctx)
+			ucma_destroy_ctx(e->conn_req_ctx);
 		kfree(e);
 	}
 }
@@ -148,6 +257,7 @@ u32 ucma_destroy_ctx(struct ucma_context *ctx)
 {
 	struct ucma_multicast *mc, *tmp;
 	struct ucma_file *file;
+	LIST_HEAD(events);
 	u32 reported;
 
 	ucma_put_ctx(ctx);
@@ -155,7 +265,7 @@ u32 ucma_destroy_ctx(struct ucma_context *ctx)
 	cma_destroy_id(ctx->cid);	/* leaves the groups too */
 	file = ctx->file;
 	mutex_lock(&file->mut);
-	ucma_drop_events(file, ctx, NULL);
+	ucma_take_events(file, ctx, NULL, &events);
 	list_del(&ctx->list);
 	reported = ctx->events_reported;
 	list_for_each_entry_safe(mc, tmp, &ctx->mc_list, list) {
@@ -164,6 +274,7 @@ u32 ucma_destroy_ctx(struct ucma_context *ctx)
 		kfree(mc);
 	}
 	mutex_unlock(&file->mut);
+	ucma_free_events(&events);
 	kfree(ctx);
 	return reported;
 }

@@ -28,8 +28,12 @@ struct ucma_context {
 	struct ucma_file *file;		/* owner; changed by MIGRATE_ID under
 					 * cid->lock and both files' mut */
 	struct cma_id *cid;		/* the kernel id */
-	u64 uid;			/* user's cookie, echoed in events */
+	u64 uid;			/* user's cookie, echoed in events; 0
+					 * until ACCEPT for a new connection,
+					 * whose events are dropped until then */
 	u32 events_reported;		/* events GET_EVENT handed out (mut) */
+	atomic_t backlog;		/* a listener's unread CONNECT_REQUESTs
+					 * it may still take */
 	refcount_t ref;			/* the table + each running command */
 	struct completion comp;		/* ref reached 0 */
 	struct list_head list;		/* in file->ctx_list (file->mut) */
@@ -50,6 +54,7 @@ struct ucma_multicast {
 struct ucma_event {
 	struct ucma_context *ctx;	/* counts it when dequeued */
 	struct ucma_multicast *mc;	/* also counts it, if set */
+	struct ucma_context *conn_req_ctx;	/* CONNECT_REQUEST: the new id */
 	struct list_head list;		/* in file->event_list */
 	struct rdma_ucm_event_resp resp;
 };
@@ -60,7 +65,8 @@ extern struct xarray ucma_ctx_table, ucma_mc_table;
 struct ucma_context *ucma_get_ctx(struct ucma_file *file, u32 id);
 struct ucma_context *ucma_get_ctx_dev(struct ucma_file *file, u32 id);
 void ucma_put_ctx(struct ucma_context *ctx);
-void ucma_event_handler(struct cma_id *cid, struct cma_event *ev);
+int ucma_event_handler(struct cma_id *cid, struct cma_event *ev);
+struct ucma_context *ucma_alloc_ctx(struct ucma_file *file, u64 uid);
 size_t ucma_addr_size(const struct sockaddr *a, size_t max);
 void ucma_lock_files(struct ucma_file *a, struct ucma_file *b);
 void ucma_unlock_files(struct ucma_file *a, struct ucma_file *b);
@@ -95,7 +101,7 @@ UCMA_HANDLER(ucma_migrate_id);
 u32 ucma_destroy_ctx(struct ucma_context *ctx);
 
 /* path.c: the SA PathRecord wire format (IBA 15.2.5.16). */
-void cma_pack_path(const struct cma_path *p, __be32 rec[16]);
-void cma_unpack_path(const __be32 rec[16], struct cma_path *p);
+void cma_pack_path(const struct cm_path *p, __be32 rec[16]);
+void cma_unpack_path(const __be32 rec[16], struct cm_path *p);
 
 #endif /* IBX_UCMA_H */

@@ -2,7 +2,7 @@
 /*
  * ucma_cmd_id.c - the id commands of <rdma/rdma_user_cm.h>: create,
  * destroy, bind, resolve, query, listen, options and the connection
- * commands (validated here, carried out by the IB CM: cm_iface.h).
+ * commands (carried out by cma_conn.c and the IB CM).
  * Errnos and response sizes follow upstream ucma.c.
  */
 #include <linux/slab.h>
@@ -60,39 +60,28 @@ UCMA_HANDLER(ucma_create_id)
 	qp_type = ucma_qp_type(c);
 	if (qp_type < 0)
 		return qp_type;
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = ucma_alloc_ctx(file, c->uid);
 	if (!ctx)
 		return -ENOMEM;
-	ctx->file = file;
-	ctx->uid = c->uid;
-	refcount_set(&ctx->ref, 1);
-	init_completion(&ctx->comp);
-	INIT_LIST_HEAD(&ctx->mc_list);
-	/* Reserve the number; the context is published once complete. */
-	ret = xa_alloc(&ucma_ctx_table, &ctx->id, NULL, xa_limit_32b,
-		       GFP_KERNEL);
-	if (ret)
-		goto err_free;
 	ctx->cid = cma_create_id(c->ps, qp_type, ucma_event_handler, ctx);
 	if (IS_ERR(ctx->cid)) {
 		ret = PTR_ERR(ctx->cid);
-		goto err_xa;
+		goto err_ctx;
 	}
 	resp.id = ctx->id;
 	ret = ucma_copy_resp(c->response, &resp, sizeof(resp));
 	if (ret)
 		goto err_id;
-	mutex_lock(&file->mut);
-	list_add_tail(&ctx->list, &file->ctx_list);
-	mutex_unlock(&file->mut);
 	xa_store(&ucma_ctx_table, ctx->id, ctx, GFP_KERNEL);
 	return 0;
 
 err_id:
 	cma_destroy_id(ctx->cid);
-err_xa:
+err_ctx:
+	mutex_lock(&file->mut);
+	list_del(&ctx->list);
+	mutex_unlock(&file->mut);
 	xa_erase(&ucma_ctx_table, ctx->id);
-err_free:
 	kfree(ctx);
 	return ret;
 }
@@ -207,7 +196,7 @@ UCMA_HANDLER(ucma_resolve_route)
 			  cma_resolve_route(id, c->timeout_ms));
 }
 
-static void ucma_copy_path(const struct cma_path *p, struct ib_user_path_rec *u)
+static void ucma_copy_path(const struct cm_path *p, struct ib_user_path_rec *u)
 {
 	memcpy(u->dgid, p->dgid.raw, 16);
 	memcpy(u->sgid, p->sgid.raw, 16);
@@ -358,9 +347,20 @@ UCMA_HANDLER(ucma_listen)
 	struct rdma_ucm_listen *c = cmd;
 	int backlog = c->backlog;
 
+	struct ucma_context *ctx;
+	int ret;
+
 	if (backlog <= 0 || backlog > UCMA_MAX_BACKLOG)
 		backlog = UCMA_MAX_BACKLOG;
-	return UCMA_ID_OP(file, c->id, false, cma_listen(id, backlog));
+	ctx = ucma_get_ctx(file, c->id);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	mutex_lock(&ctx->cid->lock);
+	atomic_set(&ctx->backlog, backlog);
+	ret = cma_listen(ctx->cid, backlog);
+	mutex_unlock(&ctx->cid->lock);
+	ucma_put_ctx(ctx);
+	return ret;
 }
 
 UCMA_HANDLER(ucma_connect)
@@ -372,13 +372,37 @@ UCMA_HANDLER(ucma_connect)
 	return UCMA_ID_OP(file, c->id, true, cma_connect(id, &c->conn_param));
 }
 
+/*
+ * The uid is set with the id's lock held, as the handler reads it there:
+ * the new connection's events start with the first after ACCEPT.
+ */
+static int ucma_accept_id(struct ucma_context *ctx,
+			  const struct rdma_ucm_accept *c)
+{
+	int ret;
+
+	if (!c->conn_param.valid)
+		return cma_accept(ctx->cid, NULL);
+	ret = cma_accept(ctx->cid, &c->conn_param);
+	if (!ret)
+		ctx->uid = c->uid;
+	return ret;
+}
+
 UCMA_HANDLER(ucma_accept)
 {
 	struct rdma_ucm_accept *c = cmd;
+	struct ucma_context *ctx;
+	int ret;
 
-	return UCMA_ID_OP(file, c->id, true,
-			  cma_accept(id, c->conn_param.valid ? &c->conn_param :
-				     NULL));
+	ctx = ucma_get_ctx_dev(file, c->id);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	mutex_lock(&ctx->cid->lock);
+	ret = ucma_accept_id(ctx, c);
+	mutex_unlock(&ctx->cid->lock);
+	ucma_put_ctx(ctx);
+	return ret;
 }
 
 /* IB_CM_REJ_CONSUMER_DEFINED and IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED. */
@@ -433,7 +457,7 @@ UCMA_HANDLER(ucma_notify)
 static int ucma_set_ib_path(struct cma_id *id, const void *val, size_t len)
 {
 	const struct ib_path_rec_data *d = val;
-	struct cma_path path;
+	struct cm_path path;
 	size_t i, n = len / sizeof(*d);
 
 	if (!len || len % sizeof(*d))

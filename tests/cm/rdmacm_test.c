@@ -4,8 +4,8 @@
  * devices, bind, address and route resolution (to the local IP and to a
  * second address), rdma_getaddrinfo, id->verbs and its GUID, listen,
  * multicast join/leave, destroy (which blocks unless the event counts
- * are exact).  CONNECT must fail cleanly with EOPNOTSUPP until the IB CM
- * exists.
+ * are exact).  A CONNECT to a port nobody listens on is REJECTED with
+ * reason 8; connections themselves are tested with rdmacm-utils.
  *
  * usage: rdmacm_test DEV LOCAL_IPV4 OTHER_IPV4 [LOCAL_IPV6[%IF]]
  * With UNANSWERED=IPV4 in the environment (an address on an ARP subnet
@@ -79,6 +79,7 @@ static void test_resolve(struct rdma_event_channel *ch, const char *ip,
 	struct sockaddr_in dst;
 	struct ibv_sa_path_rec *p;
 	struct rdma_conn_param cp = { .retry_count = 7 };
+	struct rdma_cm_event *ev;
 
 	REQUIRE(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0, "create_id");
 	sin_set(&dst, dst_ip, 7471);
@@ -96,9 +97,16 @@ static void test_resolve(struct rdma_event_channel *ch, const char *ip,
 	      p->hop_limit, ntohs(p->pkey));
 	REQUIRE(!memcmp(&p->dgid.raw[12], &dst.sin_addr, 4) && p->dgid.raw[11] == 0xff,
 	      "dgid");
-	/* Until the IB CM exists CONNECT fails plainly. */
-	REQUIRE(rdma_connect(id, &cp) == -1 && errno == EOPNOTSUPP,
-	      "rdma_connect did not fail with EOPNOTSUPP");
+	REQUIRE(rdma_connect(id, &cp) == 0, "rdma_connect: %s", strerror(errno));
+	if (!strcmp(ip, dst_ip)) {
+		/* Nobody listens on 7471: REJECTED 8 (invalid service ID). */
+		REQUIRE(rdma_get_cm_event(ch, &ev) == 0, "rdma_get_cm_event");
+		REQUIRE(ev->event == RDMA_CM_EVENT_REJECTED && ev->status == 8 &&
+			ev->id == id, "event %s status %d, want REJECTED 8",
+			rdma_event_str(ev->event), ev->status);
+		REQUIRE(rdma_ack_cm_event(ev) == 0, "ack");
+	}
+	/* Else nobody answers: destroying the id gives up on its REQ. */
 	REQUIRE(rdma_destroy_id(id) == 0, "destroy");
 	printf("ok resolve addr+route to %s\n", dst_ip);
 }

@@ -7,56 +7,22 @@
  * QP1 of its own GID: a plain send arrives intact from QP 1; a Get is
  * answered by the agent itself with a GetResp of the same TID, which
  * completes the request; a Get nobody answers is sent 1 + retries times and
- * ends in -ETIMEDOUT; a MAD with a bad base version and an unclaimed CM
- * MAD are dropped and counted.
- *
- * With peer=A.B.C.D (the wire, against Linux's ib_cm): a CM REQ built
- * from the IBA field offsets (an unused ServiceID, the rdma_cm IP header
- * in the private data) goes to the peer's QP1, and the REJ that comes
- * back must say "invalid service ID" (8) and echo our LocalCommID.
+ * ends in -ETIMEDOUT; a MAD with a bad base version and one of a class
+ * nobody claims are dropped and counted.  (The CM over the wire is tested
+ * with rdmacm-utils against rxe: tests/cm.)
  *
  * Verdicts: /sys/module/ibx_mad_test/parameters/result, as ibx_kverbs_test.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/completion.h>
-#include <linux/inet.h>
-#include <linux/random.h>
 #include <linux/delay.h>
-#include <net/ipv6.h>
 #include "ibx_mad.h"
 
 static char result[4096];
 module_param_string(result, result, sizeof(result), 0444);
-static char peer[32];
-module_param_string(peer, peer, sizeof(peer), 0444);
-MODULE_PARM_DESC(peer, "IPv4 address of a Linux ib_cm peer (wire test)");
-
-static bool counters_only;
-module_param(counters_only, bool, 0444);
-MODULE_PARM_DESC(counters_only, "run no test; only serve the counters file");
-
 static unsigned int passed, failed;
 static struct ibx_device *test_dev;
-
-/* Read-only "counters": the MAD layer's counters of port 1, name value. */
-static int counters_get(char *buf, const struct kernel_param *kp)
-{
-	struct ibx_mad_counters c;
-
-	if (!test_dev || ibx_mad_get_counters(test_dev, 1, &c))
-		return -ENODEV;
-	return sysfs_emit(buf,
-			  "rcvd %llu\nrcvd_bad %llu\nunclaimed %llu\nunclaimed_cm %llu\n"
-			  "responses %llu\nsent %llu\nsend_errors %llu\ntimeouts %llu\n"
-			  "retries %llu\n", c.rcvd, c.rcvd_bad, c.unclaimed,
-			  c.unclaimed_cm, c.responses, c.sent, c.send_errors,
-			  c.timeouts, c.retries);
-}
-
-static const struct kernel_param_ops counters_ops = { .get = counters_get };
-module_param_cb(counters, &counters_ops, NULL, 0444);
-MODULE_PARM_DESC(counters, "MAD layer counters of port 1 (read-only)");
 
 static void report(bool ok, const char *name, const char *fmt, ...)
 {
@@ -79,6 +45,7 @@ static void report(bool ok, const char *name, const char *fmt, ...)
 	({ bool __ok = (cond); report(__ok, name, fmt, ##__VA_ARGS__); __ok; })
 
 #define TEST_CLASS	0x30	/* first vendor class (IBA 13.4.4) */
+#define UNCLAIMED_CLASS	0x31	/* the next one, which nobody registers */
 #define TEST_VERSION	1
 
 /* What the handlers saw; written in the MAD layer's workqueue. */
@@ -304,111 +271,29 @@ static void loopback_tests(struct state *s)
 	      "cancel", "ret %d status %d sends %u", ret, s->done_status,
 	      s->done_sends);
 
-	/* A bad base version and an unclaimed CM MAD: dropped, counted. */
+	/*
+	 * A bad base version and a MAD of a class nobody claims (the CM's
+	 * is ibx_rdma_cm's now): dropped, counted.
+	 */
 	ibx_mad_get_counters(s->dev, 1, &c0);
 	send->mad.hdr.base_version = 2;
 	send->timeout_ms = 0;
 	ret = post_wait(s, send);
 	send->mad.hdr.base_version = IBX_MAD_BASE_VERSION;
-	send->mad.hdr.mgmt_class = IBX_MGMT_CLASS_CM;
-	send->mad.hdr.class_version = IBX_CM_CLASS_VERSION;
+	send->mad.hdr.mgmt_class = UNCLAIMED_CLASS;
 	send->mad.hdr.method = IBX_MGMT_METHOD_SEND;
 	ret = ret ? ret : post_wait(s, send);
 	/* Both were received once their sends completed (loopback order). */
 	msleep(100);
 	ibx_mad_get_counters(s->dev, 1, &c1);
 	CHECK(!ret && c1.rcvd_bad - c0.rcvd_bad == 1 &&
-	      c1.unclaimed_cm - c0.unclaimed_cm == 1, "bad_and_unclaimed",
-	      "ret %d bad %llu unclaimed_cm %llu", ret,
-	      c1.rcvd_bad - c0.rcvd_bad, c1.unclaimed_cm - c0.unclaimed_cm);
+	      c1.unclaimed - c0.unclaimed == 1, "bad_and_unclaimed",
+	      "ret %d bad %llu unclaimed %llu", ret,
+	      c1.rcvd_bad - c0.rcvd_bad, c1.unclaimed - c0.unclaimed);
 	ibx_mad_free_send(send);
 out:
 	ibx_mad_unregister_agent(agent);
 	report(true, "unregister", NULL);
-}
-
-/* ---------------- the wire: a CM REQ to Linux's ib_cm ---------------- */
-
-static void put_be16(u8 *p, u16 v) { *(__be16 *)p = cpu_to_be16(v); }
-static void put_be32(u8 *p, u32 v) { *(__be32 *)p = cpu_to_be32(v); }
-static void put_be64(u8 *p, u64 v) { *(__be64 *)p = cpu_to_be64(v); }
-
-/* A REQ (IBA 12.6.5), fields at the offsets of rdma-cm-facts.md 4.2. */
-static void build_req(struct state *s, struct ibx_mad_send *send,
-		      const union ibx_gid *dgid, __be32 src_ip, __be32 dst_ip)
-{
-	u8 *d = send->mad.data;
-
-	memset(d, 0, sizeof(send->mad.data));
-	send->mad.hdr.method = IBX_MGMT_METHOD_SEND;
-	send->mad.hdr.attr_id = cpu_to_be16(0x0010);
-	put_be32(d + 0, s->comm_id);			/* LocalCommID */
-	put_be64(d + 8, 0x0000000001060000ull | 0xfff1);	/* TCP PS, port 65521 */
-	memcpy(d + 16, &s->dev->attr.base.node_guid, 8);	/* LocalCA GUID */
-	put_be32(d + 32, 0x000123 << 8 | 1);		/* LocalQPN, resp. res. */
-	put_be32(d + 36, 1);				/* initiator depth */
-	d[43] = 20 << 3;				/* remote CM timeout, RC */
-	put_be32(d + 44, 0x00abcd << 8 | (20 << 3 | 7));	/* PSN, CM timeout, retry */
-	put_be16(d + 48, 0xffff);			/* P_Key */
-	d[50] = 3 << 4 | 7;				/* MTU 1024, RNR retry 7 */
-	d[51] = 15 << 4;				/* max CM retries */
-	put_be16(d + 52, 0xffff);			/* LIDs: permissive */
-	put_be16(d + 54, 0xffff);
-	memcpy(d + 56, s->gid.raw, 16);			/* local port GID */
-	memcpy(d + 72, dgid->raw, 16);			/* remote port GID */
-	d[93] = 64;					/* hop limit */
-	d[95] = 19 << 3;				/* local ACK timeout */
-	/* Private data: the rdma_cm header (version 0, IPv4, port, addrs). */
-	d[140] = 0;
-	d[141] = 4 << 4;
-	put_be16(d + 142, 0x4d48);
-	memcpy(d + 140 + 4 + 12, &src_ip, 4);
-	memcpy(d + 140 + 20 + 12, &dst_ip, 4);
-}
-
-static void wire_test(struct state *s)
-{
-	struct ibx_mad_agent *agent;
-	struct ibx_mad_send *send;
-	union ibx_gid dgid;
-	__be32 dst, src;
-	int ret;
-
-	if (!CHECK(in4_pton(peer, -1, (u8 *)&dst, -1, NULL), "peer_ip",
-		   "bad peer %s", peer))
-		return;
-	ipv6_addr_set_v4mapped(dst, (struct in6_addr *)dgid.raw);
-	memcpy(&src, &s->gid.raw[12], 4);
-	agent = ibx_mad_register_agent(s->dev, 1, IBX_MGMT_CLASS_CM,
-				       IBX_CM_CLASS_VERSION, recv_handler,
-				       send_handler, s);
-	if (!CHECK(!IS_ERR(agent), "register_cm_agent", "%ld", PTR_ERR(agent)))
-		return;
-	send = new_send(agent, s, IBX_MGMT_METHOD_SEND, &dgid);
-	if (!CHECK(send, "alloc_send", "none"))
-		goto out;
-	s->comm_id = get_random_u32() | 1;
-	build_req(s, send, &dgid, src, dst);
-	/* The REQ waits for its answer; retries cover a lost datagram. */
-	send->timeout_ms = 3000;
-	send->retries = 3;
-	reinit_completion(&s->recvd);
-	reinit_completion(&s->done);
-	ret = ibx_mad_post_send(send);
-	ret = ret ? ret : (wait_for_completion_timeout(&s->recvd, 20 * HZ) ?
-			   0 : -ETIMEDOUT);
-	CHECK(!ret && s->got_rej, "req_gets_rej", "ret %d", ret);
-	CHECK(s->got_rej && s->rej_reason == 8 && s->rej_msg == 0 &&
-	      s->rej_remote_id == s->comm_id, "rej_invalid_service_id",
-	      "reason %u msg %u", s->rej_reason, s->rej_msg);
-	/* The CM stops retrying once it has its answer. */
-	ibx_mad_cancel_send(send);
-	wait_for_completion_timeout(&s->done, 20 * HZ);
-	CHECK(s->done_status == -ECANCELED || s->done_status == 0,
-	      "req_send_ended", "status %d", s->done_status);
-	ibx_mad_free_send(send);
-out:
-	ibx_mad_unregister_agent(agent);
 }
 
 static int __init mad_test_init(void)
@@ -420,8 +305,6 @@ static int __init mad_test_init(void)
 	ret = ibx_register_client(&test_client);
 	if (ret)
 		return ret;
-	if (counters_only)
-		return test_dev ? 0 : -ENODEV;
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s || !test_dev) {
 		report(false, "setup", "no memory or no mlx_hw device");
@@ -434,10 +317,7 @@ static int __init mad_test_init(void)
 	init_completion(&s->done);
 	if (!CHECK(!ibx_get_gid(s->dev, 1, 1, &s->gid, NULL), "gid", "no GID 1"))
 		goto out;
-	if (peer[0])
-		wire_test(s);
-	else
-		loopback_tests(s);
+	loopback_tests(s);
 out:
 	kfree(s);
 	len = strlen(result);
