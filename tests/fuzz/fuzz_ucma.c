@@ -338,7 +338,7 @@ static uint64_t fz_cm_resp(uint64_t *s, void *good)
 
 static int fz_ucma_send(struct fz_worker *w, uint64_t *s, const struct fz_ucma_cmd *c)
 {
-	static __thread uint64_t resp[64];
+	static __thread uint64_t resp[64];	/* the largest response, 440 B */
 	uint8_t frame[8 + 512] = {0};
 	struct rdma_ucm_cmd_hdr *hdr = (void *)frame;
 	uint8_t *cmd = frame + 8;
@@ -390,6 +390,14 @@ static int fz_ucma_send(struct fz_worker *w, uint64_t *s, const struct fz_ucma_c
 	}
 	if (c->destroys != FZ_NONE)
 		fz_pool_gone(&w->pools, c->destroys, id);
+	/* A connect request brings a new id: ACCEPT/REJECT need those. */
+	if (c->op == RDMA_USER_CM_CMD_GET_EVENT && rp == (uintptr_t)resp) {
+		struct rdma_ucm_event_resp ev;
+
+		memcpy(&ev, resp, sizeof(ev));
+		if (ev.event == 4 /* CONNECT_REQUEST */)
+			fz_pool_add(&w->pools, FZ_CMID, ev.id, s);
+	}
 	return 0;
 }
 

@@ -22,8 +22,8 @@
  * (ibv_query_qp), until both report IBV_MIG_ARMED.  The client migrates
  * (IBV_MIG_MIGRATED) and they exchange COUNT more messages.  The server
  * must see the IBV_EVENT_PATH_MIG async event (its QP followed the
- * client's), and both QPs must end in IBV_MIG_MIGRATED, every message
- * intact.
+ * client's), both QPs must end in IBV_MIG_MIGRATED with the alternate path
+ * as their primary one (ibv_query_qp), every message intact.
  *
  * Exit status 0 only then; EX_UNSUPPORTED when the device does not claim
  * IBV_DEVICE_AUTO_PATH_MIG or refuses to load the alternate path.
@@ -64,6 +64,7 @@ struct apm {
 	uint8_t *send_buf, *recv_buf;
 	struct ibv_mr *send_mr, *recv_mr;
 	unsigned int path_mig_events, path_mig_errs;
+	struct ibv_ah_attr alt_av;	/* the alternate path as loaded */
 };
 
 static const char *mig_str(enum ibv_mig_state s)
@@ -187,6 +188,7 @@ static int load_alt_path(struct apm *a, struct rdma_cm_id *id)
 		ex_err("only one side gave an alternate GID (-a): give it on both");
 		return EX_FAIL;
 	}
+	a->alt_av = attr.alt_ah_attr;
 	attr.alt_pkey_index = attr.pkey_index;
 	attr.alt_port_num = attr.port_num ? attr.port_num : id->port_num;
 	attr.alt_timeout = attr.timeout;
@@ -341,6 +343,27 @@ static int client_loop(struct apm *a, struct rdma_cm_id *id)
 }
 
 /* Either side once connected: alternate path, traffic, disconnect. */
+/* After a migration the alternate path is the primary one. */
+static int check_new_primary(struct apm *a, struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+
+	if (ibv_query_qp(id->qp, &attr, IBV_QP_AV, &init)) {
+		ex_perr("ibv_query_qp(IBV_QP_AV)");
+		return -1;
+	}
+	if (attr.ah_attr.grh.sgid_index != a->alt_av.grh.sgid_index ||
+	    memcmp(attr.ah_attr.grh.dgid.raw, a->alt_av.grh.dgid.raw, 16)) {
+		ex_err("after the migration the path is GID index %u to %s..., "
+		       "not the alternate one (index %u)", attr.ah_attr.grh.sgid_index,
+		       attr.ah_attr.grh.dgid.raw[0] == 0xfe ? "fe80:" : "another GID",
+		       a->alt_av.grh.sgid_index);
+		return -1;
+	}
+	return 0;
+}
+
 static int connected(struct apm *a, struct rdma_cm_id *id)
 {
 	int flags = fcntl(id->verbs->async_fd, F_GETFL);
@@ -353,7 +376,8 @@ static int connected(struct apm *a, struct rdma_cm_id *id)
 	ret = load_alt_path(a, id);
 	if (ret)
 		return ret;
-	ret = (a->server ? server_loop(a, id) : client_loop(a, id)) ? EX_FAIL : 0;
+	ret = (a->server ? server_loop(a, id) : client_loop(a, id)) ||
+	      check_new_primary(a, id) ? EX_FAIL : 0;
 	if (a->path_mig_errs) {
 		ex_err("%u IBV_EVENT_PATH_MIG_ERR events", a->path_mig_errs);
 		ret = EX_FAIL;
