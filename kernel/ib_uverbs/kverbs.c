@@ -12,6 +12,7 @@
 #include <linux/etherdevice.h>
 #include <linux/slab.h>
 #include "core_priv.h"
+#include "ibx_kverbs.h"
 
 #define IBX_PSN_MASK		0xffffff	/* BTH PSN is 24 bits (IBA 9.2) */
 #define IBX_QPN_MASK		0xffffff	/* BTH DestQP is 24 bits */

@@ -62,4 +62,11 @@ static inline void ibx_vm_flags_clear(struct vm_area_struct *vma,
 #define fd_file(f) ((f).file)
 #endif
 
+/* sysctl tables end with an empty entry before 6.11, by their size after. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+#define IBX_SYSCTL_END {}
+#else
+#define IBX_SYSCTL_END
+#endif
+
 #endif /* IBX_COMPAT_H */

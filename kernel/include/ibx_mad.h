@@ -26,7 +26,7 @@
 #define IBX_MAD_H
 
 #include <linux/workqueue.h>
-#include "ibx_core.h"
+#include "ibx_kverbs.h"
 
 #define IBX_MAD_SIZE		256
 #define IBX_MAD_GRH_LEN		40

@@ -576,6 +576,8 @@ static void cm_remove_one(struct ibx_device *dev, void *data)
 			continue;
 		if (cancel_delayed_work_sync(&id->timewait_work))
 			cm_put_id(id);
+		if (cancel_work_sync(&id->deliver_work))
+			cm_put_id(id);
 		mutex_lock(&id->mutex);
 		id->timewait_queued = false;
 		cm_set_state(id, CM_IDLE);

@@ -46,6 +46,7 @@ atomic_t cma_mcast_count = ATOMIC_INIT(0);
 /* ---- ids ---- */
 
 static void cma_route_work(struct work_struct *work);
+static void cma_addr_change_work(struct work_struct *work);
 
 struct cma_id *cma_create_id(u16 ps, u8 qp_type, cma_event_handler handler,
 			     void *context)
@@ -70,6 +71,7 @@ struct cma_id *cma_create_id(u16 ps, u8 qp_type, cma_event_handler handler,
 	INIT_LIST_HEAD(&id->mcasts);
 	INIT_DELAYED_WORK(&id->addr_work, cma_addr_work);
 	INIT_WORK(&id->route_work, cma_route_work);
+	INIT_WORK(&id->addr_change_work, cma_addr_change_work);
 	atomic_inc(&cma_id_count);
 	return id;
 }
@@ -633,6 +635,8 @@ void cma_destroy_id(struct cma_id *id)
 	/* The works see DESTROYING and do nothing; wait for running ones. */
 	cancel_delayed_work_sync(&id->addr_work);
 	cancel_work_sync(&id->route_work);
+	if (cancel_work_sync(&id->addr_change_work))
+		cma_id_put(id);
 	cma_leave_all(id);
 	cma_release_dev(id);
 	cma_release_port(id);
@@ -676,6 +680,44 @@ void cma_remove_device(struct cma_device *cdev)
 		cma_id_put(id);
 	}
 	/* Memberships keep no device pointer; cma_leave_all frees them. */
+}
+
+static void cma_addr_change_work(struct work_struct *work)
+{
+	struct cma_id *id = container_of(work, struct cma_id,
+					 addr_change_work);
+	struct cma_event ev = { .event = RDMA_CM_EVENT_ADDR_CHANGE };
+
+	mutex_lock(&id->lock);
+	if (id->cdev && id->state != CMA_DESTROYING &&
+	    id->state != CMA_DEVICE_REMOVAL)
+		id->handler(id, &ev);
+	mutex_unlock(&id->lock);
+	cma_id_put(id);
+}
+
+/*
+ * The hardware address of netdev @ifindex changed (a MAC change, a bonding
+ * failover): every id bound through it gets ADDR_CHANGE, as upstream
+ * cma_netdev_callback; peers must resolve it again.  Under RTNL, so the
+ * events go out from work items.
+ */
+void cma_netdev_changed(int ifindex)
+{
+	struct cma_device *cdev;
+	struct cma_id *id;
+
+	mutex_lock(&cma_dev_lock);
+	list_for_each_entry(cdev, &cma_dev_list, node) {
+		list_for_each_entry(id, &cdev->ids, dev_node) {
+			if (id->ifindex != ifindex)
+				continue;
+			atomic_inc(&id->refs);
+			if (!queue_work(system_wq, &id->addr_change_work))
+				cma_id_put(id);
+		}
+	}
+	mutex_unlock(&cma_dev_lock);
 }
 
 /*

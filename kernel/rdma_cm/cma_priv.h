@@ -174,6 +174,7 @@ struct cma_id {
 	struct delayed_work addr_work;	/* address resolution and retries */
 	unsigned long addr_deadline;	/* jiffies at which it gives up */
 	struct work_struct route_work;	/* ROUTE_RESOLVED delivery */
+	struct work_struct addr_change_work;	/* ADDR_CHANGE, holds a ref */
 	struct list_head mcasts;	/* cma_mcast.node */
 
 	/* The connection: its IB CM id from CONNECT or a REQ, until destroy. */
@@ -207,6 +208,7 @@ int cma_acquire_dev(struct cma_id *id, const struct sockaddr *src,
 void cma_release_dev(struct cma_id *id);
 int cma_get_port(struct cma_id *id);
 void cma_remove_device(struct cma_device *cdev);
+void cma_netdev_changed(int ifindex);
 extern struct mutex cma_dev_lock;
 extern struct list_head cma_dev_list;
 extern atomic_t cma_id_count;

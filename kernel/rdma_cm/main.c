@@ -9,6 +9,9 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/miscdevice.h>
+#include <linux/sysctl.h>
+#include <net/net_namespace.h>
+#include "ibx_compat.h"
 #include "ucma.h"
 #include "cm_priv.h"
 
@@ -78,6 +81,21 @@ static struct miscdevice ucma_misc = {
 
 static struct ibx_client cma_client;
 
+/* net/rdma_ucm/max_backlog, as the in-tree rdma_ucm (LISTEN's clamp). */
+static int ucma_backlog_min = 1;
+static struct ctl_table ucma_sysctl[] = {
+	{
+		.procname = "max_backlog",
+		.data = &ucma_max_backlog,
+		.maxlen = sizeof(ucma_max_backlog),
+		.mode = 0644,
+		.proc_handler = proc_dointvec_minmax,
+		.extra1 = &ucma_backlog_min,
+	},
+	IBX_SYSCTL_END
+};
+static struct ctl_table_header *ucma_sysctl_hdr;
+
 static int cma_add_one(struct ibx_device *dev)
 {
 	struct cma_device *cdev = kzalloc(sizeof(*cdev), GFP_KERNEL);
@@ -113,6 +131,20 @@ static int cma_get_nl_info(struct ibx_device *dev,
 	return 0;
 }
 
+static int cma_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+
+	if (event == NETDEV_CHANGEADDR || event == NETDEV_BONDING_FAILOVER)
+		cma_netdev_changed(ndev->ifindex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block cma_netdev_nb = {
+	.notifier_call = cma_netdev_event,
+};
+
 static struct ibx_client cma_client = {
 	.name = "rdma_cm",
 	.add = cma_add_one,
@@ -133,16 +165,30 @@ static int __init ibx_rdma_cm_init(void)
 			       ret);
 		return ret;
 	}
+	ucma_sysctl_hdr = register_net_sysctl(&init_net, "net/rdma_ucm",
+					      ucma_sysctl);
+	if (!ucma_sysctl_hdr) {
+		ret = -ENOMEM;
+		goto err_misc;
+	}
 	ret = cm_init(cma_req_handler);
 	if (ret)
-		goto err_misc;
+		goto err_sysctl;
 	ret = ibx_register_client(&cma_client);
 	if (ret)
 		goto err_cm;
+	ret = register_netdevice_notifier(&cma_netdev_nb);
+	if (ret)
+		goto err_client;
 	return 0;
+
+err_client:
+	ibx_unregister_client(&cma_client);
 
 err_cm:
 	cm_exit();
+err_sysctl:
+	unregister_net_sysctl_table(ucma_sysctl_hdr);
 err_misc:
 	misc_deregister(&ucma_misc);
 	return ret;
@@ -152,8 +198,10 @@ static void __exit ibx_rdma_cm_exit(void)
 {
 	/* No file is open (each holds a module reference): no id is left. */
 	misc_deregister(&ucma_misc);
+	unregister_netdevice_notifier(&cma_netdev_nb);
 	ibx_unregister_client(&cma_client);
 	cm_exit();
+	unregister_net_sysctl_table(ucma_sysctl_hdr);
 	WARN_ON(atomic_read(&cma_id_count));
 }
 

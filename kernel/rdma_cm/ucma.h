@@ -61,6 +61,7 @@ struct ucma_event {
 
 extern const struct file_operations ucma_fops;
 extern struct xarray ucma_ctx_table, ucma_mc_table;
+extern int ucma_max_backlog;
 
 struct ucma_context *ucma_get_ctx(struct ucma_file *file, u32 id);
 struct ucma_context *ucma_get_ctx_dev(struct ucma_file *file, u32 id);

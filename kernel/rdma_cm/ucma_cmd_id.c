@@ -10,8 +10,8 @@
 #include <rdma/ib_user_sa.h>
 #include "ucma.h"
 
-/* Upstream sysctl net/rdma_ucm/max_backlog (default). */
-#define UCMA_MAX_BACKLOG	1024
+/* Upstream's sysctl net/rdma_ucm/max_backlog (main.c registers it). */
+int ucma_max_backlog = 1024;
 #define AF_IB_FAMILY		27
 #define SOCKADDR_IB_SIZE	48
 
@@ -350,8 +350,10 @@ UCMA_HANDLER(ucma_listen)
 	struct ucma_context *ctx;
 	int ret;
 
-	if (backlog <= 0 || backlog > UCMA_MAX_BACKLOG)
-		backlog = UCMA_MAX_BACKLOG;
+	int max = READ_ONCE(ucma_max_backlog);
+
+	if (backlog <= 0 || backlog > max)
+		backlog = max;
 	ctx = ucma_get_ctx(file, c->id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);

@@ -593,6 +593,111 @@ static void test_close_unread(void)
 	printf("ok close with unread events\n");
 }
 
+static void read_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+
+	REQUIRE(f && fgets(buf, n, f), "read %s: %s", path, strerror(errno));
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+static void write_proc(const char *path, const char *val, char *old, size_t n)
+{
+	FILE *f = fopen(path, "r+");
+
+	REQUIRE(f, "%s: %s", path, strerror(errno));
+	if (old)
+		REQUIRE(fgets(old, n, f), "read %s", path);
+	rewind(f);
+	REQUIRE(fputs(val, f) >= 0 && fclose(f) == 0, "write %s", path);
+}
+
+/* An id of @fd resolved to the local address, then CONNECT. */
+static uint32_t connect_local(int fd, uint64_t uid, uint32_t qpn)
+{
+	uint32_t id = create_id(fd, RDMA_PS_TCP, uid);
+	struct rdma_ucm_resolve_route rr = { .id = id, .timeout_ms = 1000 };
+	struct rdma_ucm_connect cc = { .id = id };
+
+	EXPECT_ERR(resolve_ip(fd, id, local_ip, 2000), 0);
+	expect_event(fd, id, 0 /* ADDR_RESOLVED */, 0);
+	EXPECT_ERR(ucmd(fd, RDMA_USER_CM_CMD_RESOLVE_ROUTE, &rr, sizeof(rr), 0), 0);
+	expect_event(fd, id, 2 /* ROUTE_RESOLVED */, 0);
+	cc.conn_param.valid = 1;
+	cc.conn_param.qp_num = qpn;
+	EXPECT_ERR(ucmd(fd, RDMA_USER_CM_CMD_CONNECT, &cc, sizeof(cc), 0), 0);
+	return id;
+}
+
+/*
+ * A listener's backlog bounds its unread CONNECT_REQUESTs: one more is
+ * rejected as consumer-defined (28), as upstream's ucma refuses it; LISTEN
+ * clamps the backlog to net/rdma_ucm/max_backlog.  A connection request
+ * whose new id is destroyed unaccepted is rejected the same way.
+ */
+static void test_backlog(void)
+{
+	const char *sysctl = "/proc/sys/net/rdma_ucm/max_backlog";
+	int lfd = open_cm(), cfd = open_cm();
+	uint32_t l = create_id(lfd, RDMA_PS_TCP, 0x10), c0, c1, n;
+	struct rdma_ucm_listen li = { .id = l, .backlog = 0 };
+	struct rdma_ucm_event_resp ev;
+	char old[32] = "";
+
+	write_proc(sysctl, "1", old, sizeof(old));
+	EXPECT_ERR(bind_ip(lfd, l, local_ip, 7471), 0);
+	EXPECT_ERR(ucmd(lfd, RDMA_USER_CM_CMD_LISTEN, &li, sizeof(li), 0), 0);
+	write_proc(sysctl, old, NULL, 0);
+	c0 = connect_local(cfd, 0x20, 0x100);
+	c1 = connect_local(cfd, 0x21, 0x101);
+	expect_event(cfd, c1, 8 /* REJECTED */, 28);
+	EXPECT_ERR(get_event(lfd, &ev), 0);
+	REQUIRE(ev.event == 4 && ev.uid == 0x10 && ev.id != l && ev.status == 0,
+		"CONNECT_REQUEST: event %u uid %llx id %u", ev.event,
+		(unsigned long long)ev.uid, ev.id);
+	REQUIRE(ev.param.conn.qp_num == 0x100 && ev.param.conn.private_data_len == 56,
+		"request qpn %x pdata %u", ev.param.conn.qp_num,
+		ev.param.conn.private_data_len);
+	EXPECT_ERR(destroy_id(lfd, ev.id, &n), 0);
+	REQUIRE(n == 0, "new id reported %u", n);
+	expect_event(cfd, c0, 8 /* REJECTED */, 28);
+	EXPECT_ERR(destroy_id(lfd, l, &n), 0);
+	REQUIRE(n == 1, "listener reported %u", n);
+	EXPECT_ERR(destroy_id(cfd, c0, &n), 0);
+	REQUIRE(n == 3, "c0 reported %u", n);
+	EXPECT_ERR(destroy_id(cfd, c1, &n), 0);
+	REQUIRE(n == 3, "c1 reported %u", n);
+	close(lfd);
+	close(cfd);
+	printf("ok backlog\n");
+}
+
+/*
+ * The hardware address of the bound netdev changes (as after a bonding
+ * failover): ADDR_CHANGE, as upstream's netdev callback sends.
+ */
+static void test_addr_change(const char *netdev)
+{
+	int fd = open_cm();
+	uint32_t id = create_id(fd, RDMA_PS_TCP, 0x66), n;
+	char path[128], mac[64] = "", cmd[200];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/address", netdev);
+	read_line(path, mac, sizeof(mac));
+	EXPECT_ERR(bind_ip(fd, id, local_ip, 0), 0);
+	snprintf(cmd, sizeof(cmd), "ip link set dev %s address 02:0b:0c:0d:0e:0f",
+		 netdev);
+	REQUIRE(system(cmd) == 0, "%s", cmd);
+	expect_event(fd, id, 14 /* ADDR_CHANGE */, 0);
+	EXPECT_ERR(destroy_id(fd, id, &n), 0);
+	REQUIRE(n == 1, "destroy reported %u", n);
+	snprintf(cmd, sizeof(cmd), "ip link set dev %s address %s", netdev, mac);
+	REQUIRE(system(cmd) == 0, "%s", cmd);
+	close(fd);
+	printf("ok address change\n");
+}
+
 /*
  * The HCA goes away under a bound UD id with a membership: DEVICE_REMOVAL,
  * the id loses its device, and leave/destroy still report exact counts.
@@ -630,13 +735,17 @@ static void test_removal(const char *netdev)
 
 int main(int argc, char **argv)
 {
-	REQUIRE((argc == 2 || (argc == 4 && !strcmp(argv[2], "removal"))) &&
+	REQUIRE((argc == 2 || (argc == 4 && (!strcmp(argv[2], "removal") ||
+					     !strcmp(argv[2], "addrchange")))) &&
 	      inet_pton(AF_INET, argv[1], &local_ip) == 1,
-	      "usage: %s LOCAL_IPV4 [removal NETDEV]", argv[0]);
+	      "usage: %s LOCAL_IPV4 [removal|addrchange NETDEV]", argv[0]);
 	REQUIRE(sysfs_long("abi_version") == 4, "abi_version");
 	if (argc == 4) {
-		test_removal(argv[3]);
-		return 0;
+		if (!strcmp(argv[2], "removal"))
+			test_removal(argv[3]);
+		else
+			test_addr_change(argv[3]);
+		return check_failures ? 1 : 0;
 	}
 	test_framing();
 	test_ownership();
@@ -648,6 +757,7 @@ int main(int argc, char **argv)
 	test_migrate();
 	test_mcast();
 	test_close_unread();
+	test_backlog();
 	REQUIRE(sysfs_long("ibx_ids") == 0, "ids left at exit");
 	printf("ucma_abi_test: all passed\n");
 	return check_failures || !check_count ? 1 : 0;

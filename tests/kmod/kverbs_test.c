@@ -14,7 +14,7 @@
 #include <linux/delay.h>
 #include <linux/completion.h>
 #include <linux/etherdevice.h>
-#include "ibx_core.h"
+#include "ibx_kverbs.h"
 
 static char result[4096];
 module_param_string(result, result, sizeof(result), 0444);
