@@ -257,7 +257,8 @@ static int ucma_query_addr(struct cma_id *id, u64 response, int out_len)
 {
 	struct rdma_ucm_query_addr_resp r = {};
 
-	if (out_len < sizeof(r))
+	/* A response without the ibdev_index tail is fine, as upstream. */
+	if (out_len < offsetof(struct rdma_ucm_query_addr_resp, ibdev_index))
 		return -ENOSPC;
 	r.src_size = cma_addr_size((struct sockaddr *)&id->src);
 	r.dst_size = cma_addr_size((struct sockaddr *)&id->dst);
@@ -269,7 +270,7 @@ static int ucma_query_addr(struct cma_id *id, u64 response, int out_len)
 		r.port_num = id->port;
 		r.pkey = 0xffff;
 	}
-	return ucma_copy_resp(response, &r, sizeof(r));
+	return ucma_copy_resp(response, &r, min_t(size_t, out_len, sizeof(r)));
 }
 
 static int ucma_query_path(struct cma_id *id, u64 response, int out_len)
@@ -301,7 +302,7 @@ static int ucma_query_gid(struct cma_id *id, u64 response, int out_len)
 	struct rdma_ucm_query_addr_resp r = {};
 	u8 *sib;
 
-	if (out_len < sizeof(r))
+	if (out_len < offsetof(struct rdma_ucm_query_addr_resp, ibdev_index))
 		return -ENOSPC;
 	if (id->cdev) {
 		r.node_guid = cma_node_guid(id);
@@ -320,7 +321,7 @@ static int ucma_query_gid(struct cma_id *id, u64 response, int out_len)
 	if (id->dst.ss_family)
 		cma_ip_to_gid((struct sockaddr *)&id->dst,
 			      (union ibx_gid *)(sib + 8));
-	return ucma_copy_resp(response, &r, sizeof(r));
+	return ucma_copy_resp(response, &r, min_t(size_t, out_len, sizeof(r)));
 }
 
 UCMA_HANDLER(ucma_query)

@@ -1,9 +1,15 @@
 # Leak checks shared by the fuzz and load tests: the object counts of our
-# modules (debugfs) must be back at their baseline once every process of a
+# modules (debugfs; rdma_cm's ids in sysfs) must be back at their baseline once every process of a
 # campaign has exited.  Sourced; defines counts_snapshot and counts_check.
 
 counts_snapshot() {
 	cat /sys/kernel/debug/ibx_uverbs/objects /sys/kernel/debug/mlx_hw/objects
+	# ibx_rdma_cm's live ids and multicast memberships, when it is loaded.
+	local cm=/sys/class/misc/rdma_cm
+	if [ -e $cm/ibx_ids ]; then
+		echo "rdma_cm_ids $(cat $cm/ibx_ids)"
+		echo "rdma_cm_mcasts $(cat $cm/ibx_mcasts)"
+	fi
 }
 
 # counts_check BASELINE: fails (prints the difference) unless the counts,

@@ -9,13 +9,16 @@
 #define FUZZ_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <netinet/in.h>
 #include "../core/uverbs_abi.h"
 
 /* Object kinds the pools keep handles of (not the kernel's numbering). */
 enum fz_kind {
 	FZ_NONE,	/* a table's "no handle here" */
 	FZ_PD, FZ_CQ, FZ_MR, FZ_MW, FZ_QP, FZ_SRQ, FZ_AH, FZ_XRCD,
+	FZ_CMID, FZ_CMMC,	/* rdma_cm ids and multicast memberships */
 	FZ_NKINDS
 };
 
@@ -40,6 +43,10 @@ struct fz_worker {
 	size_t buf_len;
 	volatile uint64_t *done;	/* commands sent, shared with the parent */
 	volatile uint64_t *sent, *ok;	/* per command kind, shared too */
+	volatile int *stop;		/* the parent's order to stop */
+	bool cm;			/* also fuzz /dev/infiniband/rdma_cm */
+	int cm_a, cm_b;			/* rdma_cm files: fuzzed, foreign ids */
+	int cm_wait;			/* the waiter thread's blocking file */
 };
 
 /* xorshift64*, one per thread. */
@@ -69,6 +76,21 @@ unsigned int fz_nkinds(void);
 const char *fz_kind_name(unsigned int which);
 /* Creates one object of each kind in w->b (foreign handles). */
 int fz_setup_foreign(struct fz_worker *w);
+
+/*
+ * fuzz_ucma.c: the rdma_cm commands.  fz_ucma_one sends one on w->cm_a
+ * (which: below fz_ucma_nkinds()); fz_ucma_setup opens the two files and
+ * puts an id and a membership in cm_b; fz_ucma_waiter is a thread that
+ * sleeps in GET_EVENT on cm_wait until SIGUSR1 (fz_ucma_signals).
+ */
+extern struct in_addr fz_cm_ip;
+int fz_ucma_one(struct fz_worker *w, uint64_t *s, unsigned int *which);
+unsigned int fz_ucma_nkinds(void);
+const char *fz_ucma_kind_name(unsigned int which);
+int fz_ucma_open(bool blocking);
+int fz_ucma_setup(struct fz_worker *w);
+void *fz_ucma_waiter(void *arg);
+void fz_ucma_signals(void);
 
 /* fuzz_race.c: @rounds of the data-path races; 0 or -1 (a check failed). */
 int fz_races(const char *dev, int gid_index, unsigned int rounds,

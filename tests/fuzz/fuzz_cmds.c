@@ -449,19 +449,30 @@ static int fz_mmap(struct fz_worker *w, uint64_t *s)
 
 unsigned int fz_nkinds(void)
 {
-	return FZ_NCMDS + 2;
+	return FZ_NCMDS + 2 + fz_ucma_nkinds();
 }
 
 const char *fz_kind_name(unsigned int which)
 {
 	if (which < FZ_NCMDS)
 		return fz_cmds[which].name;
+	if (which >= FZ_NCMDS + 2)
+		return fz_ucma_kind_name(which - FZ_NCMDS - 2);
 	return which == FZ_NCMDS ? "garbage" : "mmap";
 }
 
 int fz_one_command(struct fz_worker *w, uint64_t *s, unsigned int *which)
 {
 	unsigned int r = fz_rand(s) % 100;
+
+	/* A quarter of the commands go to rdma_cm, when it is fuzzed too. */
+	if (w->cm && r < 25) {
+		int ret = fz_ucma_one(w, s, which);
+
+		*which += FZ_NCMDS + 2;
+		return ret;
+	}
+	r = fz_rand(s) % 100;
 
 	if (r < 3) {
 		*which = FZ_NCMDS;

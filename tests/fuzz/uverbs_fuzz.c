@@ -4,7 +4,7 @@
  * data path around it, for an unprivileged user:
  *
  *   uverbs_fuzz [-d DEV] [-n COMMANDS] [-p PROCS] [-t THREADS] [-s SEED]
- *               [-k] [-r ROUNDS]
+ *               [-k] [-r ROUNDS] [-i LOCAL_IPV4]
  *
  * PROCS worker processes send COMMANDS random commands in all (fuzz_cmds.c)
  * from THREADS threads each, on one context, with handles that are live,
@@ -13,13 +13,18 @@
  * its context for a new one while its threads are in the middle of
  * commands (close with commands in flight).  With -k the parent kills
  * workers with SIGKILL at random moments and starts new ones.  -r runs
- * ROUNDS of the data-path races of fuzz_race.c first.
+ * ROUNDS of the data-path races of fuzz_race.c first.  With -i a quarter of
+ * the commands go to /dev/infiniband/rdma_cm instead (fuzz_ucma.c), with
+ * LOCAL_IPV4 as the address ids bind and resolve to; each worker then
+ * has two rdma_cm files (fuzzed, foreign ids), swaps the fuzzed one under
+ * its threads like the context, and runs a thread blocked in GET_EVENT.
  *
  * The kernel must refuse what is wrong, never oops or leak: the caller
  * checks the kernel log and the modules' object counts afterwards.  Exit 0
  * if every worker ended normally (or by our SIGKILL) and the races held.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
@@ -30,7 +35,7 @@
 
 #define MAX_PROCS	64
 #define MAX_THREADS	8
-#define MAX_KINDS	64
+#define MAX_KINDS	96
 
 const char *ibdev = "mlx_hw0";
 
@@ -43,6 +48,7 @@ struct fz_shared {
 
 static struct fz_shared *shared;
 static unsigned int nthreads = 2;
+static bool cm_enabled;
 
 uint32_t fz_u32(uint64_t *s)
 {
@@ -148,6 +154,14 @@ static void fz_swap_context(struct fz_worker *w)
 	close(n.fd);
 	close(n.async_fd);
 	w->a.drv = n.drv;
+	if (w->cm) {
+		int cm = fz_ucma_open(false);
+
+		if (cm >= 0) {
+			dup2(cm, w->cm_a);
+			close(cm);
+		}
+	}
 }
 
 /* A child that goes on with the inherited context for a while. */
@@ -174,10 +188,13 @@ static int fz_worker_main(unsigned int slot, uint64_t seed)
 	struct fz_thread t[MAX_THREADS];
 	pthread_t tid[MAX_THREADS];
 	struct fz_worker w = {};
+	pthread_t waiter;
 	uint64_t s = seed;
 	unsigned int i;
 
 	w.done = &shared->done[slot];
+	w.stop = &shared->stop;
+	w.cm = cm_enabled;
 	w.buf_len = 1 << 20;
 	w.buf = aligned_alloc(4096, w.buf_len);
 	pthread_mutex_init(&w.pools.lock, NULL);
@@ -186,6 +203,15 @@ static int fz_worker_main(unsigned int slot, uint64_t seed)
 		fprintf(stderr, "worker %u: cannot set up its contexts\n",
 			slot);
 		return 1;
+	}
+	if (w.cm) {
+		w.cm_wait = fz_ucma_open(true);
+		if (fz_ucma_setup(&w) || w.cm_wait < 0 ||
+		    pthread_create(&waiter, NULL, fz_ucma_waiter, &w)) {
+			fprintf(stderr, "worker %u: cannot set up its rdma_cm "
+				"files\n", slot);
+			return 1;
+		}
 	}
 	for (i = 0; i < nthreads; i++) {
 		t[i] = (struct fz_thread){ &w, fz_rand(&s), i };
@@ -206,6 +232,11 @@ static int fz_worker_main(unsigned int slot, uint64_t seed)
 	}
 	for (i = 0; i < nthreads; i++)
 		pthread_join(tid[i], NULL);
+	/* The waiter may sleep in GET_EVENT on an event gone elsewhere. */
+	while (w.cm && pthread_tryjoin_np(waiter, NULL)) {
+		pthread_kill(waiter, SIGUSR1);
+		usleep(10000);
+	}
 	while (wait(NULL) > 0)
 		;
 	return 0;
@@ -246,7 +277,7 @@ int main(int argc, char **argv)
 	bool kill_mode = false;
 	int opt, st;
 
-	while ((opt = getopt(argc, argv, "d:n:p:t:s:kr:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:p:t:s:kr:i:")) != -1) {
 		switch (opt) {
 		case 'd': ibdev = optarg; break;
 		case 'n': target = strtoull(optarg, NULL, 0); break;
@@ -255,6 +286,11 @@ int main(int argc, char **argv)
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'k': kill_mode = true; break;
 		case 'r': races = atoi(optarg); break;
+		case 'i':
+			if (inet_pton(AF_INET, optarg, &fz_cm_ip) != 1)
+				return 2;
+			cm_enabled = true;
+			break;
 		default: return 2;
 		}
 	}
@@ -265,9 +301,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "FAIL: no uverbs device for %s\n", ibdev);
 		return 1;
 	}
+	if (cm_enabled && fz_ucma_open(false) < 0) {
+		fprintf(stderr, "FAIL: -i given but /dev/infiniband/rdma_cm "
+			"cannot be opened\n");
+		return 1;
+	}
+	fz_ucma_signals();
 	printf("uverbs_fuzz: seed %llu, %u processes x %u threads, %llu "
-	       "commands%s\n", (unsigned long long)seed, procs, nthreads,
-	       (unsigned long long)target, kill_mode ? ", random kills" : "");
+	       "commands%s%s\n", (unsigned long long)seed, procs, nthreads,
+	       (unsigned long long)target, kill_mode ? ", random kills" : "",
+	       cm_enabled ? ", rdma_cm too" : "");
 	fflush(stdout);
 	if (races && fz_races(ibdev, 1, races, seed))
 		return 1;
