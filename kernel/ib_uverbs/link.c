@@ -123,14 +123,12 @@ int ibx_nldev_dellink(struct sk_buff *skb, struct nlmsghdr *nlh,
 		return ret;
 	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX])
 		return -EINVAL;
-	mutex_lock(&ibx_devices_lock);
-	core = ibx_nldev_find(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
-	if (core && ibx_nldev_lock(core)) {
+	core = ibx_nldev_get(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
+	if (core) {
 		owner = core->ibdev->ops->owner;
 		strscpy(name, core->ibdev->name, sizeof(name));
-		mutex_unlock(&core->lock);
+		ibx_nldev_put(core);
 	}
-	mutex_unlock(&ibx_devices_lock);
 	if (!owner)
 		return -EINVAL;
 

@@ -47,7 +47,7 @@ int ibx_nldev_parse(const struct nlmsghdr *nlh, struct nlattr **tb,
 				      ibx_nldev_policy, extack);
 }
 
-struct ibx_core_dev *ibx_nldev_find(u32 index)
+static struct ibx_core_dev *ibx_nldev_find(u32 index)
 {
 	struct ibx_core_dev *core;
 
@@ -62,13 +62,31 @@ struct ibx_core_dev *ibx_nldev_find(u32 index)
  * Takes core->lock of a listed device; false (lock not held) once its
  * unregistration began.
  */
-bool ibx_nldev_lock(struct ibx_core_dev *core)
+static bool ibx_nldev_lock(struct ibx_core_dev *core)
 {
 	mutex_lock(&core->lock);
 	if (core->registered && !core->dying)
 		return true;
 	mutex_unlock(&core->lock);
 	return false;
+}
+
+struct ibx_core_dev *ibx_nldev_get(u32 index)
+{
+	struct ibx_core_dev *core;
+
+	mutex_lock(&ibx_devices_lock);
+	core = ibx_nldev_find(index);
+	if (core && ibx_nldev_lock(core))
+		return core;
+	mutex_unlock(&ibx_devices_lock);
+	return NULL;
+}
+
+void ibx_nldev_put(struct ibx_core_dev *core)
+{
+	mutex_unlock(&core->lock);
+	mutex_unlock(&ibx_devices_lock);
 }
 
 void *ibx_nldev_put_hdr(struct sk_buff *msg, u32 portid, u32 seq, u32 cmd,
@@ -147,9 +165,6 @@ static int ibx_nldev_fill_port(struct sk_buff *msg, struct ibx_core_dev *core,
  * One doit about one device (and port): parse, look up, fill under the
  * locks, reply.  @fill gets the port or 0.
  */
-typedef int (*ibx_nldev_fill_t)(struct sk_buff *msg, struct ibx_core_dev *core,
-				u32 port, struct net *net);
-
 static int ibx_nldev_doit_one(struct sk_buff *skb, struct nlmsghdr *nlh,
 			      struct netlink_ext_ack *extack, u32 cmd,
 			      bool need_port, ibx_nldev_fill_t fill)
@@ -177,18 +192,16 @@ static int ibx_nldev_doit_one(struct sk_buff *skb, struct nlmsghdr *nlh,
 		ret = -EMSGSIZE;
 		goto err;
 	}
-	mutex_lock(&ibx_devices_lock);
-	core = ibx_nldev_find(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
-	if (!core || !ibx_nldev_lock(core)) {
+	core = ibx_nldev_get(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
+	if (!core) {
 		ret = -EINVAL;		/* ib_core: no such index */
 	} else {
 		if (need_port && !ibx_port_valid(core->ibdev, port))
 			ret = -EINVAL;
 		else
 			ret = fill(msg, core, port, sock_net(skb->sk));
-		mutex_unlock(&core->lock);
+		ibx_nldev_put(core);
 	}
-	mutex_unlock(&ibx_devices_lock);
 	if (ret)
 		goto err;
 	nlmsg_end(msg, nlmsg_hdr(msg));
@@ -199,8 +212,8 @@ err:
 }
 
 /* One dump step: a message per device from where the last step stopped. */
-static int ibx_nldev_dump(struct sk_buff *skb, struct netlink_callback *cb,
-			  u32 cmd, ibx_nldev_fill_t fill)
+int ibx_nldev_dump(struct sk_buff *skb, struct netlink_callback *cb, u32 cmd,
+		   ibx_nldev_fill_t fill)
 {
 	struct ibx_core_dev *core;
 	long idx = 0, skip = cb->args[0];
@@ -268,12 +281,9 @@ static int ibx_nldev_port_get_dump(struct sk_buff *skb,
 		return ret;
 	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX])
 		return -EINVAL;
-	mutex_lock(&ibx_devices_lock);
-	core = ibx_nldev_find(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
-	if (!core || !ibx_nldev_lock(core)) {
-		mutex_unlock(&ibx_devices_lock);
+	core = ibx_nldev_get(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
+	if (!core)
 		return -EINVAL;
-	}
 	for (port = start + 1; port <= core->ibdev->attr.base.phys_port_cnt;
 	     port++) {
 		void *hdr = ibx_nldev_put_hdr(skb, NETLINK_CB(cb->skb).portid,
@@ -290,8 +300,7 @@ static int ibx_nldev_port_get_dump(struct sk_buff *skb,
 		nlmsg_end(skb, hdr);
 		cb->args[0] = port;
 	}
-	mutex_unlock(&core->lock);
-	mutex_unlock(&ibx_devices_lock);
+	ibx_nldev_put(core);
 	return skb->len;
 }
 
@@ -335,18 +344,16 @@ static int ibx_nldev_get_chardev(struct sk_buff *skb, struct nlmsghdr *nlh,
 			return -EINVAL;
 		if (index < 0)
 			return -EOPNOTSUPP;
-		mutex_lock(&ibx_devices_lock);
-		core = ibx_nldev_find(index);
-		if (core && ibx_nldev_lock(core)) {
+		core = ibx_nldev_get(index);
+		if (core) {
 			cd.devt = core->udev.devt;
 			cd.abi = core->ibdev->driver_abi_version;
 			strscpy(cd.name, dev_name(&core->udev),
 				sizeof(cd.name));
-			mutex_unlock(&core->lock);
+			ibx_nldev_put(core);
 		} else {
 			ret = -EINVAL;
 		}
-		mutex_unlock(&ibx_devices_lock);
 	} else {
 		if (tb[RDMA_NLDEV_ATTR_PORT_INDEX])
 			return -EINVAL;

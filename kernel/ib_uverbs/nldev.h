@@ -31,10 +31,17 @@ void ibx_nl_exit(void);
 extern const struct nla_policy ibx_nldev_policy[RDMA_NLDEV_ATTR_MAX];
 int ibx_nldev_parse(const struct nlmsghdr *nlh, struct nlattr **tb,
 		    struct netlink_ext_ack *extack);
-/* Under ibx_devices_lock: the registered device of that index, or NULL. */
-struct ibx_core_dev *ibx_nldev_find(u32 index);
-/* Takes core->lock; false (not held) once unregistration began. */
-bool ibx_nldev_lock(struct ibx_core_dev *core);
+/*
+ * The registered device of @index with ibx_devices_lock and its core->lock
+ * held (release with ibx_nldev_put()), or NULL with neither held.
+ */
+struct ibx_core_dev *ibx_nldev_get(u32 index);
+void ibx_nldev_put(struct ibx_core_dev *core);
+typedef int (*ibx_nldev_fill_t)(struct sk_buff *msg, struct ibx_core_dev *core,
+				u32 port, struct net *net);
+/* One step of a dump with a message per device (GET, RES_GET). */
+int ibx_nldev_dump(struct sk_buff *skb, struct netlink_callback *cb, u32 cmd,
+		   ibx_nldev_fill_t fill);
 int ibx_nldev_put_handle(struct sk_buff *msg, struct ibx_core_dev *core);
 void *ibx_nldev_put_hdr(struct sk_buff *msg, u32 portid, u32 seq, u32 cmd,
 			int flags);

@@ -74,7 +74,8 @@ static int ibx_res_count_one(struct ibx_uobj *uo, void *arg)
 	return 0;
 }
 
-static int ibx_res_fill_summary(struct sk_buff *msg, struct ibx_core_dev *core)
+static int ibx_res_fill_summary(struct sk_buff *msg, struct ibx_core_dev *core,
+				u32 port, struct net *net)
 {
 	struct nlattr *table, *entry;
 	unsigned int i;
@@ -122,15 +123,13 @@ int ibx_nldev_res_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 		return -ENOMEM;
 	hdr = ibx_nldev_put_hdr(msg, NETLINK_CB(skb).portid, nlh->nlmsg_seq,
 				RDMA_NLDEV_CMD_RES_GET, 0);
-	mutex_lock(&ibx_devices_lock);
-	core = ibx_nldev_find(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
-	if (!core || !ibx_nldev_lock(core)) {
+	core = ibx_nldev_get(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
+	if (!core) {
 		ret = -EINVAL;
 	} else {
-		ret = hdr ? ibx_res_fill_summary(msg, core) : -EMSGSIZE;
-		mutex_unlock(&core->lock);
+		ret = hdr ? ibx_res_fill_summary(msg, core, 0, NULL) : -EMSGSIZE;
+		ibx_nldev_put(core);
 	}
-	mutex_unlock(&ibx_devices_lock);
 	if (ret) {
 		nlmsg_free(msg);
 		return ret;
@@ -141,32 +140,8 @@ int ibx_nldev_res_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 
 int ibx_nldev_res_get_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct ibx_core_dev *core;
-	long idx = 0, skip = cb->args[0];
-
-	mutex_lock(&ibx_devices_lock);
-	list_for_each_entry(core, &ibx_devices, node) {
-		void *hdr;
-		int ret;
-
-		if (idx++ < skip || !ibx_nldev_lock(core))
-			continue;
-		hdr = ibx_nldev_put_hdr(skb, NETLINK_CB(cb->skb).portid,
-					cb->nlh->nlmsg_seq,
-					RDMA_NLDEV_CMD_RES_GET, NLM_F_MULTI);
-		ret = hdr ? ibx_res_fill_summary(skb, core) : -EMSGSIZE;
-		mutex_unlock(&core->lock);
-		if (ret) {
-			if (hdr)
-				nlmsg_cancel(skb, hdr);
-			idx--;
-			break;
-		}
-		nlmsg_end(skb, hdr);
-	}
-	mutex_unlock(&ibx_devices_lock);
-	cb->args[0] = idx;
-	return skb->len;
+	return ibx_nldev_dump(skb, cb, RDMA_NLDEV_CMD_RES_GET,
+			      ibx_res_fill_summary);
 }
 
 /* ---- the listings: one message per step, entries nested in a table ---- */
@@ -321,12 +296,9 @@ static int ibx_res_list_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		return ret;
 	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX])
 		return -EINVAL;
-	mutex_lock(&ibx_devices_lock);
-	core = ibx_nldev_find(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
-	if (!core || !ibx_nldev_lock(core)) {
-		mutex_unlock(&ibx_devices_lock);
+	core = ibx_nldev_get(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
+	if (!core)
 		return -EINVAL;
-	}
 	ret = -EMSGSIZE;
 	hdr = ibx_nldev_put_hdr(skb, NETLINK_CB(cb->skb).portid,
 				cb->nlh->nlmsg_seq, ibx_res_lists[type].cmd,
@@ -340,8 +312,7 @@ static int ibx_res_list_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	nla_nest_end(skb, table);
 	ret = 0;
 out:
-	mutex_unlock(&core->lock);
-	mutex_unlock(&ibx_devices_lock);
+	ibx_nldev_put(core);
 	if (ret || !l.filled) {
 		if (hdr)
 			nlmsg_cancel(skb, hdr);
