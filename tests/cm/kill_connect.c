@@ -23,8 +23,9 @@
  *      the QP for the REP: it then swallows the REJECTED, as on Linux)
  *   d  either side killed when established: DREQ, DISCONNECTED
  *
- * Afterwards (timewait) /sys/class/misc/rdma_cm/ibx_ids is back at its
- * baseline and the CM's counters (ibx_cm) are sane (check_leftovers).
+ * Afterwards /sys/class/misc/rdma_cm/ibx_ids and (after timewait) the CM's
+ * live ids (ibx_cm "ids") are back at their baseline and its counters are
+ * sane (check_leftovers).
  *
  * usage: kill_connect IP ROUNDS SECONDS SEED [all]
  *   ROUNDS rounds (a, b, c, d-active, d-passive in turn with "all", random
@@ -394,7 +395,7 @@ static long long sys_read(const char *file, const char *key)
 }
 
 /*
- * Every id gone within timewait (about 2 s) plus slack, and the CM's
+ * Every id gone, the CM's within timewait (about 2 s) plus slack, and its
  * counters sane: no message went unanswered (timeouts), none was sent
  * twice (duplicates: nothing is lost on one host), no QPN looked stale,
  * and at most one message per round came too late for its id (a DREP
@@ -403,17 +404,21 @@ static long long sys_read(const char *file, const char *key)
 static int check_leftovers(const long long base[], unsigned int rounds)
 {
 	static const char *const zero[] = { "timeouts", "duplicates", "stale" };
-	long long ids = 0, d;
+	long long ids = 0, cm_ids = 0, d;
 	unsigned int i;
 
 	for (i = 0; i < 150; i++) {
 		ids = sys_read("ibx_ids", NULL);
-		if (ids == base[0])
+		cm_ids = sys_read("ibx_cm", "ids");
+		if (ids == base[0] && cm_ids == base[6])
 			break;
 		usleep(100000);
 	}
 	CHECK(ids == base[0], "ibx_ids %lld, baseline %lld", ids, base[0]);
-	printf("ids back at %lld after %u ms\n", ids, i * 100);
+	CHECK(cm_ids == base[6], "CM ids %lld after timewait, baseline %lld",
+	      cm_ids, base[6]);
+	printf("rdma_cm ids back at %lld, CM ids at %lld after %u ms\n", ids,
+	       cm_ids, i * 100);
 	for (i = 0; i < 3; i++) {
 		d = sys_read("ibx_cm", zero[i]) - base[1 + i];
 		CHECK(d == 0, "ibx_cm %s went up by %lld", zero[i], d);
@@ -428,7 +433,7 @@ static int check_leftovers(const long long base[], unsigned int rounds)
 int main(int argc, char **argv)
 {
 	unsigned int done[NCASES] = {}, passed = 0, failed = 0, rounds, i;
-	long long base[6];
+	long long base[7];
 	struct check_mark m;
 	time_t end;
 	int c, ret;
@@ -453,6 +458,7 @@ int main(int argc, char **argv)
 	base[3] = sys_read("ibx_cm", "stale");
 	base[4] = sys_read("ibx_cm", "dropped");
 	base[5] = sys_read("ibx_cm", "rcvd");
+	base[6] = sys_read("ibx_cm", "ids");
 	for (i = 0; i < rounds && time(NULL) < end; i++) {
 		char name[32];
 
