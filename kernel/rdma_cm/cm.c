@@ -72,6 +72,12 @@ static DEFINE_HASHTABLE(cm_remote_qpns, 10);
 static cm_handler cm_consumer;
 static atomic_t cm_id_count = ATOMIC_INIT(0);
 
+/* Live CM ids, those in timewait included (sysfs ibx_cm "ids"). */
+int cm_live_ids(void)
+{
+	return atomic_read(&cm_id_count);
+}
+
 static u32 cm_remote_hash(u32 v, __be64 guid)
 {
 	return jhash_3words(v, (__force u64)guid >> 32, (__force u32)guid, 0);

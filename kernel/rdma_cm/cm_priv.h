@@ -153,6 +153,7 @@ struct cm_counters {
 	atomic64_t timeouts;	/* REQ/REP/DREQ/SIDR_REQ unanswered */
 };
 extern struct cm_counters cm_counters;
+int cm_live_ids(void);
 void cm_schedule_events(struct cm_id *id);
 
 /* cm_send.c */

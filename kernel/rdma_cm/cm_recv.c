@@ -326,7 +326,17 @@ static void cm_rej_rcvd(const u8 *m)
 	struct cm_work *w = NULL;
 	struct cm_id *id;
 
-	id = cm_lookup_local(cm_get(m, REJ_REMOTE_COMM_ID));
+	/*
+	 * An active side giving up on its REQ rejects it as Timeout before it
+	 * learnt our communication ID (RemoteCommID 0); its ARI is its CA
+	 * GUID (IBA 12.6.7, table 219), so such a REJ names the id by the
+	 * peer's (ID, GUID), as upstream cm_acquire_rejected_id() finds it.
+	 */
+	if (reason == CM_REJ_TIMEOUT)
+		id = cm_lookup_remote_id(cm_get(m, REJ_LOCAL_COMM_ID),
+					 cm_get_be64(m, REJ_ARI));
+	else
+		id = cm_lookup_local(cm_get(m, REJ_REMOTE_COMM_ID));
 	if (!id) {
 		cm_count(&cm_counters.dropped);
 		return;

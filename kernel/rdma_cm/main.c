@@ -42,13 +42,14 @@ static ssize_t ibx_cm_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
 	return sysfs_emit(buf,
-			  "rcvd %lld\ndropped %lld\nduplicates %lld\nstale %lld\nunowned %lld\ntimeouts %lld\n",
+			  "rcvd %lld\ndropped %lld\nduplicates %lld\nstale %lld\nunowned %lld\ntimeouts %lld\nids %d\n",
 			  atomic64_read(&cm_counters.rcvd),
 			  atomic64_read(&cm_counters.dropped),
 			  atomic64_read(&cm_counters.duplicates),
 			  atomic64_read(&cm_counters.stale),
 			  atomic64_read(&cm_counters.unowned),
-			  atomic64_read(&cm_counters.timeouts));
+			  atomic64_read(&cm_counters.timeouts),
+			  cm_live_ids());
 }
 static DEVICE_ATTR_RO(ibx_cm);
 

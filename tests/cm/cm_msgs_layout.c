@@ -121,6 +121,12 @@ static int test_rep_rej(void *arg)
 	      m[8], m[9]);
 	CHECK(REJ_PRIVATE_DATA.off == 84 && REJ_PRIVATE_DATA.len == 148,
 	      "REJ private data 84+148");
+	/* Reason codes of IBA table 219 (Linux's enum ib_cm_rej_reason). */
+	CHECK(CM_REJ_NO_QP == 1 && CM_REJ_TIMEOUT == 4 &&
+	      CM_REJ_INVALID_SERVICE_ID == 8 && CM_REJ_STALE_CONN == 10 &&
+	      CM_REJ_INVALID_GID == 12 && CM_REJ_INVALID_MTU == 26 &&
+	      CM_REJ_CONSUMER_DEFINED == 28 &&
+	      CM_REJ_DUPLICATE_LOCAL_COMM_ID == 30, "REJ reason codes");
 	CHECK(lights(DREQ_REMOTE_QPN_EECN, 8, 11), "DREQ RemoteQPN at 8");
 	CHECK(lights(SIDR_REP_QPN, 8, 11), "SIDR_REP QPN at 8");
 	CHECK(lights(SIDR_REP_STATUS, 4, 5), "SIDR_REP Status at 4");

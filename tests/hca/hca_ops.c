@@ -70,6 +70,7 @@ static const struct ut_test tests[] = {
 	{"atomics", test_atomics},
 	{"inline_unsignaled", test_inline_unsignaled},
 	{"ud", test_ud},
+	{"ud_local_ah", test_ud_local_ah},
 	{"fence", test_fence},
 	{"iova", test_iova},
 	{"errors", test_errors},

@@ -31,6 +31,7 @@ int test_uc_rdma(struct ut_ctx *c);
 int test_atomics(struct ut_ctx *c);
 int test_inline_unsignaled(struct ut_ctx *c);
 int test_ud(struct ut_ctx *c);
+int test_ud_local_ah(struct ut_ctx *c);
 int test_iova(struct ut_ctx *c);
 int test_fence(struct ut_ctx *c);
 /* ops_errors.c */
