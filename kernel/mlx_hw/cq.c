@@ -193,6 +193,13 @@ int mlx_hw_resize_cq(struct ibx_cq *ibcq, int cqe, struct ibx_udata *udata)
 		return -EOPNOTSUPP;	/* kernel CQs are not resized */
 	if (cqe < 1 || cqe > MLX_HW_MAX_CQE)
 		return -EINVAL;
+	/*
+	 * The work this context has rung completes first, as on hardware
+	 * that would have finished it by now: the completions it makes
+	 * count against the new size (rdma-core's test_resize_cq fills the
+	 * CQ with sends, then expects EINVAL from a resize below that).
+	 */
+	mlx_hw_engine_wake(to_mdev(ibcq->dev), uctx, 0);
 	/* Without the new region's key the provider could not follow. */
 	if (udata->outlen < sizeof(resp))
 		return -EINVAL;
