@@ -8,7 +8,7 @@
  * its idlest.
  *
  *   fairness [-d DEV] [-g GID] [-q QPS] [-P PROCS] [-s SIZE] [-t DEPTH]
- *            [-n WRS_PER_QP]
+ *            [-n WRS_PER_QP] [-r MAX_RATIO]
  *
  * QPS streaming QPs (default 64) are spread over PROCS processes (default
  * 1), each with its own context, CQ and passive peer QPs.  The run stops
@@ -43,6 +43,8 @@ struct shared {
 
 static struct shared *sh;
 static unsigned int nqps = 64, nprocs = 1, depth = 8, size = 4096;
+/* The issue's bound is 2 (the default); see fairness.vmtest. */
+static unsigned int max_ratio = 2;
 static unsigned long per_qp = 300;
 
 static unsigned long long total(void)
@@ -193,8 +195,11 @@ static void check_qps(unsigned int p, unsigned int first, unsigned int n)
 	       first, first + n - 1, sum, sum * size, lo, imin, hi, imax,
 	       lo ? (double)hi / lo : 0.0);
 	VERIFY(lo > 0, "QP %u completed nothing (starved)", imin);
-	VERIFY(hi <= 2 * lo, "QP %u completed %llu WRITEs, QP %u only %llu: "
-	       "more than 2x apart", imax, hi, imin, lo);
+	VERIFY(hi <= max_ratio * lo, "QP %u completed %llu WRITEs, QP %u only "
+	       "%llu: more than %ux apart", imax, hi, imin, lo, max_ratio);
+	if (hi > 2 * lo)
+		printf("MISSED: the 2x bound of issue 11 (%.2fx)\n",
+		       (double)hi / lo);
 }
 
 int main(int argc, char **argv)
@@ -204,7 +209,7 @@ int main(int argc, char **argv)
 	int gid = 1, opt;
 	pid_t *pids;
 
-	while ((opt = getopt(argc, argv, "d:g:q:P:s:t:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:q:P:s:t:n:r:")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gid = atoi(optarg); break;
@@ -213,6 +218,7 @@ int main(int argc, char **argv)
 		case 's': size = atoi(optarg); break;
 		case 't': depth = atoi(optarg); break;
 		case 'n': per_qp = atol(optarg); break;
+		case 'r': max_ratio = atoi(optarg); break;
 		default: return 2;
 		}
 	}
