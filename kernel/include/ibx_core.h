@@ -341,7 +341,7 @@ struct ibx_ah {
 	struct ibx_ah_attr attr;
 };
 
-/* ---- the kernel data path (kverbs.c; docs/prm.md "Kernel consumers") ---- */
+/* ---- the kernel data path (kverbs.c; docs/wire.md "Kernel consumers") ---- */
 
 /*
  * QP type of the per-port GSI QP (QP1, IBA 13.5.1), which only kernel

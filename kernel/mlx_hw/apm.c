@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * apm.c - Automatic Path Migration of connected QPs (IBA 17.2.8,
- * docs/prm.md 14.6): the alternate path, the migration state machine
+ * docs/wire.md 14.6): the alternate path, the migration state machine
  * (MIGRATED, REARM, ARMED), the BTH MigReq bit that carries it between the
  * two ends, and the migration itself, which the consumer asks for (modify
  * to MIGRATED), the requester makes when its retries on the primary path

@@ -417,7 +417,7 @@ static inline struct ibx_pd *mlx_hw_resp_pd(struct mlx_hw_qp *qp)
 	return qp->resp.xsrq ? qp->resp.xsrq->ibx.pd : qp->ibx.pd;
 }
 
-/* Per-QP trace through dynamic debug (docs/prm.md 14). */
+/* Per-QP trace through dynamic debug (docs/wire.md 14). */
 extern unsigned int mlx_hw_trace_qpn;
 #define mlx_hw_qp_dbg(qp, fmt, ...)					\
 	do {								\

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * apm - Automatic Path Migration (IBA 17.2.8, docs/prm.md 14.6) through
+ * apm - Automatic Path Migration (IBA 17.2.8, docs/wire.md 14.6) through
  * the verbs, on the one port of an mlx_hw device: two RC QPs of the same
  * device, the primary path over GID index -g (1: the IPv4-mapped GID) and the
  * alternate one over GID index 0 (the link-local GID): two paths with

@@ -4,7 +4,7 @@
 # other's with ri_wait, and a side that gives up leaves RI/ROLE.failed, so
 # that the peer stops waiting at once.
 #
-# What b counts a packet as, by the checks of docs/prm.md 14.2 in their
+# What b counts a packet as, by the checks of docs/wire.md 14.2 in their
 # order, is ri_expect's table: the generator's log (-v) says each packet's
 # category, variant, length and opcode, which decide it.
 
