@@ -428,11 +428,9 @@ static void cm_end_exchange(struct cm_id *id)
 	case CM_REQ_SENT:
 	case CM_MRA_REQ_RCVD:
 		/* IBA 12.9.7.1: a REQ given up on is rejected as timed out. */
-		cm_cancel_msg(id);
 		guid = id->port->cmdev->guid;
-		cm_send_rej_locked(id, CM_REJ_TIMEOUT, &guid, sizeof(guid),
-				   NULL, 0);
-		cm_set_state(id, CM_IDLE);
+		cm_reject_locked(id, CM_REJ_TIMEOUT, &guid, sizeof(guid),
+				 NULL, 0);
 		break;
 	case CM_REQ_RCVD:
 	case CM_MRA_REQ_SENT:
@@ -440,10 +438,7 @@ static void cm_end_exchange(struct cm_id *id)
 	case CM_MRA_REP_SENT:
 	case CM_REP_SENT:
 	case CM_MRA_REP_RCVD:
-		cm_cancel_msg(id);
-		cm_send_rej_locked(id, CM_REJ_CONSUMER_DEFINED, NULL, 0,
-				   NULL, 0);
-		cm_set_state(id, CM_IDLE);
+		cm_reject_locked(id, CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0);
 		break;
 	case CM_ESTABLISHED:
 		cm_send_dreq_locked(id);

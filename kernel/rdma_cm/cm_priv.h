@@ -167,6 +167,8 @@ int cm_post_msg(struct cm_id *id, struct ibx_mad_send *msg, bool awaits);
 void cm_cancel_msg(struct cm_id *id);
 int cm_send_rej_locked(struct cm_id *id, u16 reason, const void *ari,
 		       u8 ari_len, const void *pdata, u8 len);
+int cm_reject_locked(struct cm_id *id, u16 reason, const void *ari,
+		     u8 ari_len, const void *pdata, u8 len);
 int cm_send_dreq_locked(struct cm_id *id);
 int cm_send_drep_locked(struct cm_id *id);
 int cm_send_rtu_locked(struct cm_id *id);

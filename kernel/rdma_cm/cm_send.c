@@ -371,6 +371,18 @@ int cm_send_rej_locked(struct cm_id *id, u16 reason, const void *ari,
 	return cm_post_msg(id, msg, false);
 }
 
+/* Ends an exchange before establishment: no more retries, a REJ, IDLE. */
+int cm_reject_locked(struct cm_id *id, u16 reason, const void *ari,
+		     u8 ari_len, const void *pdata, u8 len)
+{
+	int ret;
+
+	cm_cancel_msg(id);
+	ret = cm_send_rej_locked(id, reason, ari, ari_len, pdata, len);
+	cm_set_state(id, CM_IDLE);
+	return ret;
+}
+
 /* The consumer rejects a REQ, or the REP it received (IBA 12.9.7.2). */
 int cm_send_rej(struct cm_id *id, u16 reason, const void *pdata, u8 len)
 {
@@ -388,9 +400,7 @@ int cm_send_rej(struct cm_id *id, u16 reason, const void *pdata, u8 len)
 	case CM_MRA_REP_SENT:
 	case CM_REP_SENT:
 	case CM_MRA_REP_RCVD:
-		cm_cancel_msg(id);
-		ret = cm_send_rej_locked(id, reason, NULL, 0, pdata, len);
-		cm_set_state(id, CM_IDLE);
+		ret = cm_reject_locked(id, reason, NULL, 0, pdata, len);
 		break;
 	default:
 		break;
