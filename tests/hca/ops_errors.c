@@ -53,6 +53,14 @@ int test_errors(struct ut_ctx *c)
 	      "bad rkey");
 	CHECK(!ut_expect_op(c, 9, IBV_WC_WR_FLUSH_ERR, 0, -1, NULL),
 	      "resp flush");
+	/*
+	 * Receives posted to a QP the engine moved to ERR are flushed: the
+	 * post must reach the engine (PRM 5.2, rq_flags), asleep or not.
+	 */
+	usleep(100000);
+	CHECK(!ut_post_recv(c, p.b, NULL, UT_DST, 64, 10), "post_recv err");
+	CHECK(!ut_expect_op(c, 10, IBV_WC_WR_FLUSH_ERR, 0, -1, NULL),
+	      "flush of a receive posted in ERR");
 	pair_destroy(&p);
 
 	/* Out of bounds: remote access error too. */
@@ -118,6 +126,10 @@ int test_errors(struct ut_ctx *c)
 	      "flush 1");
 	CHECK(!ut_expect_op(c, 22, IBV_WC_WR_FLUSH_ERR, 0, -1, NULL),
 	      "flush 2");
+	usleep(100000);
+	CHECK(!ut_post_recv(c, p.b, NULL, UT_DST, 64, 23), "post_recv err");
+	CHECK(!ut_expect_op(c, 23, IBV_WC_WR_FLUSH_ERR, 0, -1, NULL),
+	      "flush of a receive posted after modify to ERR");
 	pair_destroy(&p);
 	ut_drain_cq(c);
 	return 0;
