@@ -351,30 +351,12 @@ err_buf:
 	return err;
 }
 
-/*
- * The state the engine runs the QP in, and what it asks of receive posts:
- * in ERR every post must reach the engine, whose flush reads rq_pi.
- */
-static void mlx_hw_qp_set_state(struct mlx_hw_qp *qp, enum ibx_qp_state state)
-{
-	WRITE_ONCE(qp->state, state);
-	WRITE_ONCE(qp->db->rq_flags,
-		   cpu_to_le32(state == IBX_QPS_ERR ? MLX_HW_QP_DB_RQ_RING : 0));
-	/*
-	 * Orders the flag store before the flush's load of rq_pi; pairs with
-	 * the provider's full barrier between its rq_pi store and its load
-	 * of rq_flags (docs/prm.md 5): the flush sees the WQE or the
-	 * provider rings.
-	 */
-	smp_mb();
-}
-
 /* Moves a QP to ERR from the data path; the engine flushes its queues. */
 void mlx_hw_qp_to_err(struct mlx_hw_qp *qp)
 {
 	if (READ_ONCE(qp->state) == IBX_QPS_ERR)
 		return;
-	mlx_hw_qp_set_state(qp, IBX_QPS_ERR);
+	WRITE_ONCE(qp->state, IBX_QPS_ERR);
 	/* QUERY_QP must report the state the QP is really in. */
 	WRITE_ONCE(qp->ibx.attr.qp_state, IBX_QPS_ERR);
 	mlx_hw_qp_schedule(qp);
@@ -553,8 +535,8 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 		 * ERR (and SQE, which this model treats as ERR): the engine
 		 * flushes the outstanding WQEs once it runs the QP.
 		 */
-		mlx_hw_qp_set_state(qp, attr->qp_state == IBX_QPS_SQE ?
-					IBX_QPS_ERR : attr->qp_state);
+		WRITE_ONCE(qp->state, attr->qp_state == IBX_QPS_SQE ?
+				      IBX_QPS_ERR : attr->qp_state);
 	}
 out:
 	mutex_unlock(&qp->recv_lock);

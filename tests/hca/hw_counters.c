@@ -219,52 +219,12 @@ static int test_wakeups(struct ut_ctx *c)
 	return 0;
 }
 
-/*
- * Receive posts wake nothing (PRM 5.2): the responder reads rq_pi when a
- * message arrives.  The receives posted to a sleeping engine are then
- * taken by SENDs as usual.
- */
-static int test_recv_quiet(struct ut_ctx *c)
-{
-	const long long none[NCNT] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-				       0, 0, 0, 0, 0, 0, 0, 0 };
-	struct snap s0, s1, d;
-	struct ibv_qp *a, *b;
-	int i;
-
-	if (pair(c, &a, &b))
-		return -1;
-	usleep(200000);	/* well past spin_us */
-	if (snapshot(c, &s0))
-		return -1;
-	for (i = 0; i < 16; i++)
-		if (ut_post_recv(c, b, NULL, UT_DST, 64, 100 + i))
-			return -1;
-	usleep(50000);
-	if (snapshot(c, &s1) || deltas(&s0, &s1, none, &d))
-		return -1;
-	for (i = 0; i < 16; i++) {
-		struct ibv_wc swc, rwc;
-
-		if (ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 8, 200 + i, 0, 0) ||
-		    ut_poll_two(c, 200 + i, 100 + i, &swc, &rwc))
-			return -1;
-		CHECK(swc.status == IBV_WC_SUCCESS &&
-			      rwc.status == IBV_WC_SUCCESS && rwc.byte_len == 8,
-		      "SEND %d: status %d, receive status %d, %u bytes", i,
-		      swc.status, rwc.status, rwc.byte_len);
-	}
-	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
-	return 0;
-}
-
 static const struct ut_test tests[] = {
 	{ "traffic", test_traffic },
 	{ "rnr", test_rnr },
 	{ "retry", test_retry },
 	{ "flush", test_flush },
 	{ "wakeups", test_wakeups },
-	{ "recv_quiet", test_recv_quiet },
 };
 
 int main(int argc, char **argv)

@@ -51,23 +51,6 @@ int mlx_hw_write_rwqe(struct mlx_hw_wq *wq, const struct ibv_recv_wr *wr)
 	return 0;
 }
 
-/*
- * The responder reads rq_pi when a message arrives, so a receive post
- * rings the engine only when the engine asks for it (PRM 5.2): in ERR, to
- * flush the new WQEs.
- */
-static int rq_wants_doorbell(struct mlx_hw_qp *qp)
-{
-	/*
-	 * Full barrier: the rq_pi store before the rq_flags load; pairs with
-	 * the engine's smp_mb() between its rq_flags store and the flush's
-	 * rq_pi load.
-	 */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	return le32toh(__atomic_load_n(&qp->db->rq_flags, __ATOMIC_RELAXED)) &
-	       MLX_HW_QP_DB_RQ_RING;
-}
-
 int mlx_hw_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr)
 {
@@ -89,7 +72,7 @@ int mlx_hw_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	if (posted)
 		mlx_hw_wq_publish(&qp->rq);
 	pthread_spin_unlock(&qp->rq.lock);
-	if (posted && rq_wants_doorbell(qp))
+	if (posted)
 		mlx_hw_ring_doorbell(ibqp->context, MLX_HW_DB_KIND_QP,
 				     ibqp->qp_num);
 	return ret;

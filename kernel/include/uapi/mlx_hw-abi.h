@@ -14,8 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define MLX_HW_ABI_VERSION	3	/* 2: the per-context doorbell ring;
-					 * 3: RQ posts ring only on rq_flags */
+#define MLX_HW_ABI_VERSION	2	/* 2: the per-context doorbell ring */
 
 /* ---------------- the engine's wake-up handshake ---------------- */
 
@@ -80,17 +79,7 @@ struct mlx_hw_qp_db {
 	__le32 rq_pi;		/* user: next RQ WQE index to be written */
 	__le32 sq_ci;		/* engine: SQ slots below this are free again */
 	__le32 rq_ci;		/* engine: RQ slots below this are free again */
-	__le32 rq_flags;	/* engine: MLX_HW_QP_DB_RQ_* */
-	__le32 reserved[3];
 };
-
-/*
- * The responder reads rq_pi itself when a message arrives (as it reads an
- * SRQ's pi), so a receive post needs no ring entry and no WAKE unless the
- * engine asks for one here: set while the QP is in ERR, where posted
- * receive WQEs must be flushed (docs/prm.md 5.2).
- */
-#define MLX_HW_QP_DB_RQ_RING	(1u << 0)
 
 struct mlx_hw_srq_db {
 	__le32 pi;		/* user */
