@@ -15,7 +15,6 @@
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/stat.h>
-#include <linux/tick.h>
 #include <linux/moduleparam.h>
 #include "mlx_hw.h"
 
@@ -215,68 +214,6 @@ static bool mlx_hw_engine_busy(struct mlx_hw_dev *dev)
 	       !skb_queue_empty_lockless(&dev->rx_queue);
 }
 
-/* ---------------- where the thread runs ---------------- */
-
-/*
- * A CPU other than the caller's that was idle for most of the time since
- * the last probe, or -1 if none was (or the kernel keeps no idle time,
- * -2).  get_cpu_idle_time_us() is the idle accounting the kernel exports
- * (idle_cpu() is not): it counts an idle period still going on.
- */
-static int mlx_hw_engine_spare_cpu(struct mlx_hw_dev *dev)
-{
-	int cpu, self = raw_smp_processor_id(), spare = -1;
-	struct mlx_hw_cpu_idle *last;
-	u64 idle, wall;
-
-	for_each_online_cpu(cpu) {
-		idle = get_cpu_idle_time_us(cpu, &wall);
-		if (idle == (u64)-1)
-			return -2;
-		last = per_cpu_ptr(dev->cpu_idle, cpu);
-		if (spare < 0 && cpu != self && wall > last->wall_us &&
-		    (idle - last->idle_us) * 2 > wall - last->wall_us)
-			spare = cpu;
-		last->idle_us = idle;
-		last->wall_us = wall;
-	}
-	return spare;
-}
-
-/*
- * A contended thread sleeps wherever it last ran, which is usually beside
- * the process that rang last: the scheduler wakes a thread near its waker,
- * and a woken thread that finds its CPU wanted goes back to sleep before
- * the load balancer can move it.  A probe that sees a spare CPU therefore
- * confines the thread to that CPU before waking it; the thread lets go of
- * the CPU (mlx_hw_engine_unplace()) as soon as it finds it wanted too.
- * Only a CPU the thread may run on is chosen, and the affinity it had
- * (an administrator's, say) comes back unless someone changed it since.
- */
-static void mlx_hw_engine_place(struct mlx_hw_dev *dev, int cpu)
-{
-	struct task_struct *t = dev->engine;
-
-	if (READ_ONCE(dev->engine_placed) ||
-	    !cpumask_test_cpu(cpu, t->cpus_ptr))
-		return;
-	cpumask_copy(dev->engine_cpus, t->cpus_ptr);
-	if (!set_cpus_allowed_ptr(t, cpumask_of(cpu)))
-		WRITE_ONCE(dev->engine_placed, cpu + 1);
-}
-
-/* From the thread: the CPU a probe chose is wanted after all. */
-static void mlx_hw_engine_unplace(struct mlx_hw_dev *dev)
-{
-	int placed = READ_ONCE(dev->engine_placed);
-
-	if (!placed)
-		return;
-	if (cpumask_equal(current->cpus_ptr, cpumask_of(placed - 1)))
-		set_cpus_allowed_ptr(current, dev->engine_cpus);
-	WRITE_ONCE(dev->engine_placed, 0);
-}
-
 /* ---------------- the thread ---------------- */
 
 static void mlx_hw_engine_set_flags(struct mlx_hw_dev *dev, u32 flags)
@@ -300,7 +237,6 @@ static void mlx_hw_engine_sleep(struct mlx_hw_dev *dev)
 		    single_task_running() || kthread_should_stop())
 			return;
 		atomic_andnot(MLX_HW_KICK_PROBE, &dev->kick);
-		mlx_hw_engine_unplace(dev);
 	}
 }
 
@@ -326,7 +262,6 @@ static int mlx_hw_engine_thread(void *arg)
 		now = local_clock();
 		if (!single_task_running()) {
 			WRITE_ONCE(dev->engine_contended, true);
-			mlx_hw_engine_unplace(dev);
 		} else if (now - idle_since <
 			   (u64)READ_ONCE(spin_us) * NSEC_PER_USEC) {
 			cond_resched();
@@ -364,11 +299,6 @@ int mlx_hw_engine_start(struct mlx_hw_dev *dev)
 {
 	struct task_struct *t;
 
-	/* What is allocated here mlx_hw_engine_stop() frees, also on error. */
-	dev->cpu_idle = alloc_percpu(struct mlx_hw_cpu_idle);
-	if (!dev->cpu_idle ||
-	    !zalloc_cpumask_var(&dev->engine_cpus, GFP_KERNEL))
-		return -ENOMEM;
 	t = kthread_create(mlx_hw_engine_thread, dev, "mlx_hw_eng/%s",
 			   dev->ndev->name);
 	if (IS_ERR(t))
@@ -392,9 +322,6 @@ void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
 		kthread_stop(dev->engine);
 		dev->engine = NULL;
 	}
-	free_percpu(dev->cpu_idle);
-	dev->cpu_idle = NULL;
-	free_cpumask_var(dev->engine_cpus);
 }
 
 /*
@@ -416,37 +343,27 @@ void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
  * this call left no work behind: every CPU is busy (typically with the
  * processes polling for our completions), a woken thread would preempt one
  * of them, and the next doorbell is better served here again, as rxe
- * serves every post.  Once per probe period a caller looks at the CPUs'
- * idle time: if one was mostly idle, the thread is confined to it and
- * woken (it looks whether the CPU is really free and, if not, sleeps on
- * without running anything); if none was, the thread is left asleep.
- * Timers (ACK timeout, RNR) kick the thread themselves when they fire.
+ * serves every post.  Such a thread is still probed once per probe period:
+ * it looks whether a CPU is free again and, if not, sleeps on without
+ * running anything.  Timers (ACK timeout, RNR) kick the thread themselves
+ * when they fire.
  */
 void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 			u32 rung)
 {
-	u64 now, last;
-	int pass, cpu;
+	u64 now;
+	int pass;
 
 	for (pass = 0; pass < 4; pass++, rung = 0)
 		if (!mlx_hw_engine_pass(dev, uctx, rung))
 			break;
 	if (READ_ONCE(dev->engine_contended) && !mlx_hw_engine_busy(dev)) {
 		now = local_clock();
-		last = READ_ONCE(dev->engine_probe);
-		/* One caller probes per period. */
-		if (now - last < MLX_HW_ENGINE_PROBE_NS ||
-		    cmpxchg64(&dev->engine_probe, last, now) != last) {
+		if (now - READ_ONCE(dev->engine_probe) < MLX_HW_ENGINE_PROBE_NS) {
 			mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
 			return;
 		}
-		cpu = mlx_hw_engine_spare_cpu(dev);
-		if (cpu == -1) {	/* every CPU busy: no use waking it */
-			mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
-			return;
-		}
-		if (cpu >= 0)
-			mlx_hw_engine_place(dev, cpu);
+		WRITE_ONCE(dev->engine_probe, now);
 		mlx_hw_engine_wake_thread(dev, MLX_HW_KICK_PROBE);
 		return;
 	}

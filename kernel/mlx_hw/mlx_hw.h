@@ -184,12 +184,6 @@ struct mlx_hw_region {
 	bool read_only;		/* mapped without write permission */
 };
 
-/* A CPU's idle time, as a probe last sampled it (engine.c). */
-struct mlx_hw_cpu_idle {
-	u64 idle_us;			/* get_cpu_idle_time_us() */
-	u64 wall_us;			/* when it was sampled */
-};
-
 /* Private bookkeeping common to objects the engine looks up by number. */
 struct mlx_hw_obj_ref {
 	refcount_t ref;		/* 1 for the object itself + engine users */
@@ -224,10 +218,6 @@ struct mlx_hw_dev {
 	atomic_t kick;			/* set by WAKE / kernel events */
 	bool engine_contended;		/* its CPU was wanted when it idled */
 	u64 engine_probe;		/* local_clock() of the last probe */
-	struct mlx_hw_cpu_idle __percpu *cpu_idle; /* at the last probe */
-	int engine_placed;		/* 1 + the spare CPU a probe confined
-					 * it to, or 0 */
-	cpumask_var_t engine_cpus;	/* its affinity before that */
 	spinlock_t run_lock;		/* protects run_list, runners */
 	struct list_head run_list;	/* QPs with work, in arrival order */
 	unsigned int runners;		/* contexts in a pass: they drain it */
