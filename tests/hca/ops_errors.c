@@ -54,8 +54,8 @@ int test_errors(struct ut_ctx *c)
 	CHECK(!ut_expect_op(c, 9, IBV_WC_WR_FLUSH_ERR, 0, -1, NULL),
 	      "resp flush");
 	/*
-	 * Receives posted to a QP the engine moved to ERR are flushed: the
-	 * post must reach the engine (PRM 5.2, rq_flags), asleep or not.
+	 * Receives posted to a QP the engine moved to ERR are flushed (PRM
+	 * 8), also when the post finds the engine asleep.
 	 */
 	usleep(100000);
 	CHECK(!ut_post_recv(c, p.b, NULL, UT_DST, 64, 10), "post_recv err");
