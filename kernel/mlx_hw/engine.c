@@ -42,11 +42,11 @@ static void mlx_hw_engine_wake_thread(struct mlx_hw_dev *dev, int why)
 /*
  * Services per pass, so that new doorbells are looked at in between.  A QP
  * already on the run list (an ACK arrived for it) finds the WQEs posted
- * meanwhile by itself, while one that went idle waits for the pass that
- * reads its ring entry; with 256, 64 streaming QPs split into some served
- * every round and others every other round or worse (3.5x apart in
- * tests/hca/fairness.vmtest).  32 keeps the wait for the ring under a
- * quarter of such a round; a pass costs one look per context more.
+ * before its run begins by itself, while one that went idle waits for the
+ * pass that reads its ring entry; with 256, 64 streaming QPs split into
+ * some served every round and others every other round or worse (3.5x
+ * apart in tests/hca/fairness.vmtest).  32 keeps the wait for the ring
+ * under a quarter of such a round; a pass costs one look per context more.
  */
 #define MLX_HW_RUN_BUDGET	32
 

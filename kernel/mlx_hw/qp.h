@@ -151,6 +151,7 @@ struct mlx_hw_req {
 	u64 wait_until;			/* ktime ns: no send before (RNR) */
 	u32 tx_backoff;			/* consecutive local tx congestion */
 	bool wait_db;			/* stopped for want of posted WQEs */
+	u32 sq_pi;			/* SQ producer index as this run began */
 };
 
 /* Completer states (comp.c); names in comp.c. */

@@ -348,7 +348,7 @@ static enum mlx_hw_req_state mlx_hw_req_fetch(struct mlx_hw_qp *qp,
 		mlx_hw_comp_advance(qp);
 	if (req->fetch_idx - qp->sq_ci >= qp->win_size)
 		return MLX_HW_REQ_WAIT;
-	pi = le32_to_cpu(READ_ONCE(qp->db->sq_pi));
+	pi = req->sq_pi;
 	if (pi == req->fetch_idx) {
 		req->wait_db = true;	/* the next doorbell runs it again */
 		return MLX_HW_REQ_WAIT;
@@ -616,6 +616,14 @@ void mlx_hw_requester(struct mlx_hw_qp *qp)
 	struct mlx_hw_swqe *w = NULL;
 
 	qp->req.wait_db = false;
+	/*
+	 * A run starts only what was posted before it began (docs/prm.md
+	 * 2.2).  What is posted meanwhile waits for its doorbell, behind the
+	 * QPs rung before it: otherwise a QP whose completions are reposted
+	 * while it runs would go round again at once and outpace the others
+	 * (2.4x in tests/hca/fairness.vmtest).
+	 */
+	qp->req.sq_pi = le32_to_cpu(READ_ONCE(qp->db->sq_pi));
 	for (;;) {
 		mlx_hw_qp_dbg(qp, "req %s idx %u pkt %u\n",
 			      mlx_hw_req_state_names[state], qp->req.send_idx,
