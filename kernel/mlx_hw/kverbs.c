@@ -239,7 +239,7 @@ static void mlx_hw_kwc(struct mlx_hw_dev *dev, const struct mlx_hw_cqe *cqe,
 		wc->ex.imm_data = cqe->imm_data;
 	wc->src_qp = le32_to_cpu(cqe->src_qp);
 	wc->pkey_index = le16_to_cpu(cqe->pkey_index);
-	wc->sl = cqe->sl;
+	wc->sl = 0;	/* RoCE has no SL; cqe.sl is the UD header type */
 	wc->port_num = 1;
 }
 

@@ -443,34 +443,50 @@ static enum mlx_hw_resp_state mlx_hw_resp_atomic_reply(struct mlx_hw_qp *qp,
 	return MLX_HW_RESP_CLEANUP;
 }
 
+/*
+ * What a UD receive CQE says in its sl field on RoCE: the network header
+ * type of the packet, as a ConnectX CQE reports it (bit 3: UDP, that is
+ * RoCEv2; bits 2:0: 1 IPv6, 2 IPv4).  UCX's ud_verbs reads it there to find
+ * the destination address in the 40 bytes in front of the payload.
+ */
+static u8 mlx_hw_resp_ud_sl(struct sk_buff *skb)
+{
+	return MLX_HW_CQE_SL_ROCE_UDP |
+	       ((mlx_hw_pkt(skb)->flags & MLX_HW_PKT_IPV6) ?
+		MLX_HW_CQE_SL_L3_IPV6 : MLX_HW_CQE_SL_L3_IPV4);
+}
+
 /* The receive CQE of a SEND or a WRITE with immediate. */
 static enum mlx_hw_resp_state mlx_hw_resp_complete(struct mlx_hw_qp *qp,
 						   struct sk_buff *skb)
 {
 	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
-	struct mlx_hw_resp_side *r = &qp->resp;
-	u8 opcode = MLX_HW_WC_RECV;
-	__be32 imm = 0;
-	u32 flags = 0, inv = 0, src_qp = 0;
+	struct mlx_hw_cqe cqe = { .opcode = MLX_HW_WC_RECV };
+	u32 flags = 0;
 
+	cqe.byte_len = cpu_to_le32(qp->resp.offset);
 	if (pkt->mask & MLX_HW_M_IMMDT) {
 		flags |= MLX_HW_WC_WITH_IMM;
-		imm = mlx_hw_immdt(mlx_hw_pkt_hdr(skb, MLX_HW_IMMDT));
+		cqe.imm_data = mlx_hw_immdt(mlx_hw_pkt_hdr(skb, MLX_HW_IMMDT));
 		if (pkt->mask & MLX_HW_M_WRITE)
-			opcode = MLX_HW_WC_RECV_RDMA_WITH_IMM;
+			cqe.opcode = MLX_HW_WC_RECV_RDMA_WITH_IMM;
 	}
 	if (pkt->mask & MLX_HW_M_IETH) {
-		inv = mlx_hw_ieth_rkey(mlx_hw_pkt_hdr(skb, MLX_HW_IETH));
+		u32 inv = mlx_hw_ieth_rkey(mlx_hw_pkt_hdr(skb, MLX_HW_IETH));
+
 		/* An invalid key is ignored: the CQE still says so. */
 		mlx_hw_invalidate(to_mdev(qp->ibx.dev), mlx_hw_resp_pd(qp), inv);
 		flags |= MLX_HW_WC_WITH_INV;
+		cqe.invalidated_rkey = cpu_to_le32(inv);
 	}
 	if (pkt->mask & MLX_HW_M_DETH) {
 		flags |= MLX_HW_WC_GRH;
-		src_qp = mlx_hw_deth_sqpn(mlx_hw_pkt_hdr(skb, MLX_HW_DETH));
+		cqe.src_qp = cpu_to_le32(mlx_hw_deth_sqpn(
+					 mlx_hw_pkt_hdr(skb, MLX_HW_DETH)));
+		cqe.sl = mlx_hw_resp_ud_sl(skb);
 	}
-	mlx_hw_recv_cqe(qp, 0, opcode, r->offset, flags, imm, inv, src_qp,
-			mlx_hw_bth_se(skb->data));
+	cqe.wc_flags = cpu_to_le32(flags);
+	mlx_hw_recv_cqe(qp, &cqe, mlx_hw_bth_se(skb->data));
 	return MLX_HW_RESP_ACKNOWLEDGE;
 }
 

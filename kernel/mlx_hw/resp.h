@@ -10,8 +10,7 @@
 #include "mlx_hw.h"
 
 int mlx_hw_resp_get_rwqe(struct mlx_hw_qp *qp);
-void mlx_hw_recv_cqe(struct mlx_hw_qp *qp, u8 status, u8 opcode, u32 byte_len,
-		     u32 wc_flags, __be32 imm, u32 inv_rkey, u32 src_qp,
+void mlx_hw_recv_cqe(struct mlx_hw_qp *qp, struct mlx_hw_cqe *cqe,
 		     bool solicited);
 void mlx_hw_recv_complete(struct mlx_hw_qp *qp, u8 status, u8 opcode);
 enum mlx_hw_resp_state mlx_hw_resp_too_long(struct mlx_hw_qp *qp);

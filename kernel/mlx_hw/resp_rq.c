@@ -10,42 +10,41 @@
 
 /*
  * Writes a receive CQE for the current receive WQE and releases it, the
- * QP state unchanged.  An XRC TGT QP completes to the CQ of the XRC SRQ
- * (IBA A14), with its own QP number in the CQE.
+ * QP state unchanged.  @cqe carries the status, the opcode and, on
+ * success, what the message set (byte_len, wc_flags, imm or invalidated
+ * rkey, src_qp, sl); the WQE's identity is added here.  An XRC TGT QP
+ * completes to the CQ of the XRC SRQ (IBA A14), with its own QP number in
+ * the CQE.
  */
-void mlx_hw_recv_cqe(struct mlx_hw_qp *qp, u8 status, u8 opcode, u32 byte_len,
-		     u32 wc_flags, __be32 imm, u32 inv_rkey, u32 src_qp,
+void mlx_hw_recv_cqe(struct mlx_hw_qp *qp, struct mlx_hw_cqe *cqe,
 		     bool solicited)
 {
 	struct ibx_cq *cq = qp->resp.xsrq ? qp->resp.xsrq->ibx.cq :
 					    qp->ibx.recv_cq;
-	struct mlx_hw_cqe cqe = {};
 
-	cqe.wr_id = cpu_to_le64(qp->resp.rwqe_id);
-	cqe.status = status;
-	cqe.opcode = opcode;
-	cqe.qp_num = cpu_to_le32(qp->ibx.qp_num);
-	if (!status) {
-		cqe.byte_len = cpu_to_le32(byte_len);
-		cqe.wc_flags = cpu_to_le32(wc_flags);
-		cqe.src_qp = cpu_to_le32(src_qp);
-		if (wc_flags & MLX_HW_WC_WITH_IMM)
-			cqe.imm_data = imm;
-		else if (wc_flags & MLX_HW_WC_WITH_INV)
-			cqe.invalidated_rkey = cpu_to_le32(inv_rkey);
-	} else {
+	cqe->wr_id = cpu_to_le64(qp->resp.rwqe_id);
+	cqe->qp_num = cpu_to_le32(qp->ibx.qp_num);
+	if (cqe->status)
 		mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_ERR_CQES, 1);
-	}
 	mlx_hw_sgl_release(&qp->resp.rwqe);
 	qp->resp.have_rwqe = false;
-	if (mlx_hw_cq_post(to_mcq(cq), &cqe, solicited))
+	if (mlx_hw_cq_post(to_mcq(cq), cqe, solicited))
 		mlx_hw_qp_fatal(qp, IBX_EVENT_QP_FATAL);
+}
+
+/* A receive CQE that carries only a status and an opcode. */
+static void mlx_hw_recv_cqe_status(struct mlx_hw_qp *qp, u8 status,
+				   u8 opcode)
+{
+	struct mlx_hw_cqe cqe = { .status = status, .opcode = opcode };
+
+	mlx_hw_recv_cqe(qp, &cqe, false);
 }
 
 /* An error completion of the receive WQE; the QP goes to ERR. */
 void mlx_hw_recv_complete(struct mlx_hw_qp *qp, u8 status, u8 opcode)
 {
-	mlx_hw_recv_cqe(qp, status, opcode, 0, 0, 0, 0, 0, false);
+	mlx_hw_recv_cqe_status(qp, status, opcode);
 	mlx_hw_qp_to_err(qp);
 }
 
@@ -171,8 +170,8 @@ enum mlx_hw_resp_state mlx_hw_resp_too_long(struct mlx_hw_qp *qp)
 {
 	qp->resp.in_msg = false;
 	if (qp->ibx.srq)
-		mlx_hw_recv_cqe(qp, MLX_HW_WC_LOC_LEN_ERR, MLX_HW_WC_RECV, 0, 0,
-				0, 0, 0, false);
+		mlx_hw_recv_cqe_status(qp, MLX_HW_WC_LOC_LEN_ERR,
+				       MLX_HW_WC_RECV);
 	return MLX_HW_RESP_DROP;
 }
 

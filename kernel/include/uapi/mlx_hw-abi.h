@@ -208,6 +208,16 @@ struct mlx_hw_rwqe {
 /* ---------------- completion queue entry ---------------- */
 
 /* opcode: enum ibv_wc_opcode; status: enum ibv_wc_status. */
+/*
+ * cqe.sl of a UD receive: the packet's network header type, as a ConnectX
+ * CQE has it on RoCE (docs/prm.md 6.2).  RoCE has no service level on the
+ * wire; consumers such as UCX read this to find the addresses in the 40
+ * bytes in front of the payload.
+ */
+#define MLX_HW_CQE_SL_L3_IPV6	0x1	/* a 40-byte IPv6 header */
+#define MLX_HW_CQE_SL_L3_IPV4	0x2	/* an IPv4 header in bytes 20..39 */
+#define MLX_HW_CQE_SL_ROCE_UDP	0x8	/* UDP-encapsulated: RoCEv2 */
+
 struct mlx_hw_cqe {
 	__le64 wr_id;
 	__le32 byte_len;
