@@ -70,7 +70,7 @@ ompi_run() {	# HOSTS NP PROGRAM ARGS...
 	shift 2
 	# Debian's openmpi-mca-params.conf turns pml ucx off; a user asks for it.
 	# pml ucx takes only devices whose driver is mlx*: ours is mlx_hw.
-	timeout 240 mpirun.openmpi --allow-run-as-root --oversubscribe \
+	timeout "${MPI_TIMEOUT:-120}" mpirun.openmpi --allow-run-as-root --oversubscribe \
 		--host "$hosts" -np "$np" \
 		--mca pml ucx --mca btl self --mca osc ucx \
 		${PAIR_DIR:+--mca plm_rsh_agent "$PWD/scripts/pair-ssh"} \
@@ -80,7 +80,7 @@ ompi_run() {	# HOSTS NP PROGRAM ARGS...
 mpich_run() {	# HOSTS NP PROGRAM ARGS...
 	local hosts=$1 np=$2
 	shift 2
-	timeout 240 mpirun.mpich -hosts "$hosts" -n "$np" \
+	timeout "${MPI_TIMEOUT:-120}" mpirun.mpich -hosts "$hosts" -n "$np" \
 		${PAIR_DIR:+-launcher ssh -launcher-exec "$PWD/scripts/pair-ssh"} \
 		-genv UCX_TLS "$MPI_UCX_TLS" -genv UCX_NET_DEVICES "$DEV:1" \
 		-genv LD_LIBRARY_PATH "${LD_LIBRARY_PATH:-}" -genv PATH "$PATH" "$@"
@@ -90,8 +90,11 @@ mpich_run() {	# HOSTS NP PROGRAM ARGS...
 mpi_check_run() {
 	local name=$1 log=$2
 	shift 2
-	if ! "$@" >"$log" 2>&1; then
-		fail "$name: exit $?"
+	local start=$SECONDS st
+	"$@" >"$log" 2>&1
+	st=$?
+	if [ "$st" != 0 ]; then
+		fail "$name: exit $st"
 		tail -15 "$log"
 	elif ! grep -q '^mpi_check: ok' "$log"; then
 		fail "$name: no 'mpi_check: ok'"
@@ -99,4 +102,5 @@ mpi_check_run() {
 	else
 		sed "s/^/$name: /" "$log" | grep 'mpi_check'
 	fi
+	echo "$name: $((SECONDS - start)) s"
 }

@@ -2,12 +2,14 @@
 /*
  * mpi_check - an MPI program that checks every byte it moves: a ping-pong
  * between rank r and rank r + size/2 (so that with the ranks split evenly
- * over two hosts every pair crosses the wire), sizes from 1 B to 8 MiB
- * (above UCX's rendezvous threshold, so the large ones move by RDMA), then
- * MPI_Allreduce and MPI_Alltoall with known results.  Built against Open
- * MPI and MPICH alike (tests/middleware/CMakeLists.txt).
+ * over two hosts every pair crosses the wire), sizes from 1 B to MAX_MSG
+ * (default 8 MiB: far above UCX's rendezvous threshold, so the large ones
+ * move by RDMA), then MPI_Allreduce of 512 KiB and MAX_MSG and
+ * MPI_Alltoall of 64 KiB blocks and blocks of MAX_MSG / ranks, with known
+ * results.  Built against Open MPI and MPICH alike
+ * (tests/middleware/CMakeLists.txt).
  *
- *   mpi_check [ITERATIONS]
+ *   mpi_check [ITERATIONS [MAX_MSG]]
  *
  * Prints one line per part and, from rank 0, the 8-byte round trip in µs;
  * exits nonzero on the first wrong byte or MPI error.
@@ -17,8 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_MSG (8u << 20)
 
 static int rank, nranks;
 
@@ -119,6 +119,7 @@ static void check_alltoall(size_t block)
 int main(int argc, char **argv)
 {
 	int iters = argc > 1 ? atoi(argv[1]) : 200;
+	size_t max_msg = argc > 2 ? strtoul(argv[2], NULL, 0) : 8u << 20;
 	uint8_t *out, *in;
 	double lat8 = 0;
 
@@ -131,32 +132,40 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return 2;
 	}
-	out = malloc(MAX_MSG);
-	in = malloc(MAX_MSG);
+	if (iters < 1 || max_msg < 8 || max_msg > INT32_MAX) {
+		if (!rank)
+			fprintf(stderr, "mpi_check: ITERATIONS >= 1, 8 <= MAX_MSG < 2 GiB\n");
+		MPI_Finalize();
+		return 2;
+	}
+	out = malloc(max_msg);
+	in = malloc(max_msg);
 	if (!out || !in)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 
-	for (size_t len = 1; len <= MAX_MSG; len *= 8) {
-		int n = len >= (1u << 20) ? 4 : iters;
+	for (size_t len = 1; len < max_msg; len *= 8) {
+		int n = len >= (1u << 20) ? 2 : iters;
 		double us = pingpong(out, in, len, n);
 
 		if (len == 8)
 			lat8 = us;
 	}
-	pingpong(out, in, MAX_MSG, 2);	/* 8 MiB, a power of 8 past 2 MiB */
+	pingpong(out, in, max_msg, 2);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (!rank)
-		printf("mpi_check: ping-pong 1 B .. 8 MiB checked, %d ranks, 8 B round trip %.1f us\n",
-		       nranks, lat8);
+		printf("mpi_check: ping-pong 1 B .. %zu KiB checked, %d ranks, 8 B round trip %.1f us\n",
+		       max_msg >> 10, nranks, lat8);
 
 	check_allreduce(1 << 16);
-	check_allreduce(1 << 20);	/* 8 MiB of int64 */
+	check_allreduce(max_msg / sizeof(int64_t));
 	if (!rank)
-		printf("mpi_check: MPI_Allreduce checked (64 Ki and 1 Mi int64)\n");
+		printf("mpi_check: MPI_Allreduce checked (512 KiB and %zu KiB)\n",
+		       max_msg >> 10);
 	check_alltoall(64 << 10);
-	check_alltoall(4 << 20);
+	check_alltoall(max_msg / nranks);
 	if (!rank)
-		printf("mpi_check: MPI_Alltoall checked (64 KiB and 4 MiB blocks)\n");
+		printf("mpi_check: MPI_Alltoall checked (64 KiB and %zu KiB blocks)\n",
+		       (max_msg / nranks) >> 10);
 
 	free(out);
 	free(in);
