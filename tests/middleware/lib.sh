@@ -61,6 +61,18 @@ UCX_CASES=(
 # What those cases move at least (8 MiB of rendezvous, 12.5 MiB of put,
 # 6 MiB of get), for the counter checks.
 UCX_CASES_MIN_BYTES=$((26 << 20))
+# Across the two-VM link every case costs round trips of a millisecond or
+# more: the same cases with fewer iterations, rendezvous still included.
+UCX_PAIR_CASES=(
+	"tag_lat -n 100"
+	"tag_bw -n 100"
+	"tag_bw -n 3 -s 1048576"
+	"ucp_put_bw -n 50 -s 65536"
+	"ucp_get -n 50 -s 65536"
+	"ucp_fadd -n 100"
+	"ucp_am_lat -n 100"
+)
+UCX_PAIR_CASES_MIN_BYTES=$((8 << 20))
 
 # The MPI runs: every rank's UCX on the HCA alone (no shared memory), our
 # libibverbs for every rank, local or started over pair-ssh.
