@@ -201,40 +201,89 @@ static void mlx_hw_collect_gids(struct mlx_hw_dev *dev,
 	}
 }
 
-/* Rebuilds the GID table; process context. */
+static bool mlx_hw_gid_list_has(const struct mlx_hw_gid_list *l,
+				 const union ibx_gid *gid)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (!memcmp(&l->gid[i], gid, sizeof(*gid)))
+			return true;
+	return false;
+}
+
+/* Empties the slots whose GID the netdev no longer has. */
+static void mlx_hw_gid_drop_stale(struct mlx_hw_dev *dev,
+				  const struct mlx_hw_gid_list *l)
+{
+	unsigned int i;
+	bool stale;
+
+	for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
+		spin_lock_bh(&dev->gid_lock);
+		stale = dev->gid_valid[i] &&
+			!mlx_hw_gid_list_has(l, &dev->gid[i]);
+		if (stale)
+			dev->gid_valid[i] = false;
+		spin_unlock_bh(&dev->gid_lock);
+		if (stale)
+			ibx_set_gid(&dev->ibx, 1, i, NULL, IBX_GID_TYPE_ROCE_V2,
+				    NULL);
+	}
+}
+
+/*
+ * Puts @gid in the lowest free slot unless some slot has it already.
+ * Returns the slot, or -1 if it was there or the table is full.
+ */
+static int mlx_hw_gid_insert(struct mlx_hw_dev *dev, const union ibx_gid *gid)
+{
+	int i, free = -1;
+
+	spin_lock_bh(&dev->gid_lock);
+	for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
+		if (!dev->gid_valid[i]) {
+			if (free < 0)
+				free = i;
+		} else if (!memcmp(&dev->gid[i], gid, sizeof(*gid))) {
+			free = -1;
+			break;
+		}
+	}
+	if (free >= 0) {
+		dev->gid[free] = *gid;
+		dev->gid_valid[free] = true;
+	}
+	spin_unlock_bh(&dev->gid_lock);
+	return free;
+}
+
+/*
+ * Brings the GID table in line with the netdev's addresses; process
+ * context.  As Linux's GID cache does, an entry keeps its index until its
+ * GID goes away: stale entries are emptied first, then each new GID takes
+ * the lowest free slot, so other entries never move (consumers hold GID
+ * indices in their QPs and AHs).  The default GID takes slot 0 again
+ * after a MAC change, being first in the list.
+ */
 void mlx_hw_gid_work(struct work_struct *work)
 {
 	struct mlx_hw_dev *dev = container_of(work, struct mlx_hw_dev,
 					      gid_work);
 	struct mlx_hw_gid_list *l;
 	unsigned int i;
-	bool same;
+	int slot;
 
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return;
 	mlx_hw_collect_gids(dev, l);
-	for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
-		spin_lock_bh(&dev->gid_lock);
-		if (i < l->n)
-			same = dev->gid_valid[i] &&
-			       !memcmp(&dev->gid[i], &l->gid[i], sizeof(l->gid[i]));
-		else
-			same = !dev->gid_valid[i];
-		if (!same) {
-			dev->gid_valid[i] = i < l->n;
-			if (i < l->n)
-				dev->gid[i] = l->gid[i];
-		}
-		spin_unlock_bh(&dev->gid_lock);
-		if (same)
-			continue;
-		if (i < l->n)
-			ibx_set_gid(&dev->ibx, 1, i, &l->gid[i],
+	mlx_hw_gid_drop_stale(dev, l);
+	for (i = 0; i < l->n; i++) {
+		slot = mlx_hw_gid_insert(dev, &l->gid[i]);
+		if (slot >= 0)
+			ibx_set_gid(&dev->ibx, 1, slot, &l->gid[i],
 				    IBX_GID_TYPE_ROCE_V2, dev->ndev);
-		else
-			ibx_set_gid(&dev->ibx, 1, i, NULL, IBX_GID_TYPE_ROCE_V2,
-				    NULL);
 	}
 	kfree(l);
 }
