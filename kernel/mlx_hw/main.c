@@ -81,6 +81,7 @@ static void mlx_hw_remove_work(struct work_struct *work);
 static int mlx_hw_bind(struct net_device *ndev, const char *ibname)
 {
 	struct mlx_hw_dev *dev;
+	u8 speed, width;
 	int err;
 
 	dev_hold(ndev);
@@ -127,6 +128,10 @@ static int mlx_hw_bind(struct net_device *ndev, const char *ibname)
 	if (ibname)
 		strscpy(dev->ibx.name, ibname, sizeof(dev->ibx.name));
 	mlx_hw_update_mtu(dev);
+	rtnl_lock();
+	mlx_hw_eth_speed(ndev, &speed, &width);
+	rtnl_unlock();
+	mlx_hw_set_speed(dev, speed, width);
 
 	dev->engine_region = mlx_hw_region_alloc(PAGE_SIZE, true);
 	if (!dev->engine_region) {
@@ -238,6 +243,28 @@ static void mlx_hw_remove_work(struct work_struct *work)
 	if (!list_empty(&dev->list))
 		mlx_hw_destroy(dev);
 	mutex_unlock(&mlx_hw_bind_mutex);
+}
+
+/*
+ * A bound netdev's link settings may have changed (RTNL held).  They are
+ * read outside the list lock, since a driver's get_link_ksettings may sleep.
+ */
+static void mlx_hw_netdev_speed_event(struct net_device *ndev)
+{
+	struct mlx_hw_dev *dev;
+	u8 speed, width;
+
+	spin_lock(&mlx_hw_devices_lock);
+	dev = mlx_hw_find_by_ndev(ndev);
+	spin_unlock(&mlx_hw_devices_lock);
+	if (!dev)
+		return;
+	mlx_hw_eth_speed(ndev, &speed, &width);
+	spin_lock(&mlx_hw_devices_lock);
+	dev = mlx_hw_find_by_ndev(ndev);
+	if (dev)
+		mlx_hw_set_speed(dev, speed, width);
+	spin_unlock(&mlx_hw_devices_lock);
 }
 
 /*
