@@ -631,6 +631,8 @@ struct ibx_device {
 	 */
 	struct ib_uverbs_ex_query_device_resp attr;
 	char fw_ver[32];
+	char hca_type[32];			/* sysfs hca_type (ibstat's CA type) */
+	char board_id[64];			/* sysfs board_id */
 	u32 node_type;				/* 1 = CA */
 	u32 num_comp_vectors;
 	u32 driver_abi_version;			/* reported to providers */

@@ -33,6 +33,8 @@ void mlx_hw_dev_init_attr(struct mlx_hw_dev *dev)
 	strscpy(dev->ibx.name, "mlx_hw%d", sizeof(dev->ibx.name));
 	dev->ibx.ops = &mlx_hw_ops;
 	strscpy(dev->ibx.fw_ver, "1.0.0", sizeof(dev->ibx.fw_ver));
+	strscpy(dev->ibx.hca_type, "MLX_HW", sizeof(dev->ibx.hca_type));
+	strscpy(dev->ibx.board_id, "IBX0000004D48", sizeof(dev->ibx.board_id));
 	dev->ibx.node_type = 1;
 	dev->ibx.num_comp_vectors = 1;
 	dev->ibx.driver_abi_version = MLX_HW_ABI_VERSION;
