@@ -197,6 +197,7 @@ struct mlx_hw_dev {
 	struct ibx_device ibx;		/* must be first */
 	struct list_head list;		/* in mlx_hw_devices (RCU) */
 	struct net_device *ndev;	/* bound netdev, held */
+	struct platform_device *pdev;	/* sysfs parent, bound to our driver */
 	u8 mac[ETH_ALEN];		/* MAC when bound */
 	bool port_active;		/* last reported port state */
 	u8 active_speed;		/* IB speed/width from the netdev's */
