@@ -121,7 +121,6 @@ static void mlx_hw_dev_free(struct mlx_hw_dev *dev)
 
 static void mlx_hw_remove_work(struct work_struct *work);
 
-
 /*
  * Creates a device on @ndev named @ibname ("mlx_hw%d" if NULL).  -EEXIST
  * if @ndev already has one or the name is taken.  Takes its own reference
