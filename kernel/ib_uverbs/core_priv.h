@@ -29,6 +29,7 @@ struct ibx_core_dev {
 	struct device udev;		/* class infiniband_verbs, owns us */
 	struct cdev cdev;
 	struct device *hca_dev;		/* the ibdev's "device" (has net/) */
+	bool hca_dev_ours;		/* made by the core, not the driver's */
 	struct kobject *net_kobj;
 	struct device *ibdevice;	/* class infiniband */
 	struct kobject *ports_kobj;

@@ -158,34 +158,61 @@ static void ibx_hca_dev_release(struct device *d)
 }
 
 /*
- * The ibdev's "device": a small parent device whose net/ directory links
- * the bound netdevs, the path rdma-core tools read
+ * The ibdev's "device": the driver's parent device if it gives one (a
+ * device bound to a driver, as a real HCA's PCI function: Open MPI and
+ * UCX read /sys/class/infiniband/<ibdev>/device/driver), else a small
+ * device of our own.  Either way we add a net/ directory linking the
+ * bound netdevs, the path rdma-core tools read
  * (/sys/class/infiniband/<ibdev>/device/net/<ifname>).
  */
-static int ibx_hca_dev_add(struct ibx_core_dev *core)
+static struct device *ibx_hca_dev_get(struct ibx_core_dev *core)
 {
 	struct ibx_device *dev = core->ibdev;
 	struct device *d;
-	int ret, port;
+	int ret;
 
+	if (dev->parent) {
+		core->hca_dev_ours = false;
+		return get_device(dev->parent);
+	}
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	device_initialize(d);
-	d->parent = dev->parent;
 	d->release = ibx_hca_dev_release;
 	ret = dev_set_name(d, "%s_hca", dev->name);
 	if (!ret)
 		ret = device_add(d);
 	if (ret) {
 		put_device(d);
-		return ret;
+		return ERR_PTR(ret);
 	}
+	core->hca_dev_ours = true;
+	return d;
+}
+
+static void ibx_hca_dev_put(struct ibx_core_dev *core)
+{
+	if (core->hca_dev_ours)
+		device_unregister(core->hca_dev);
+	else
+		put_device(core->hca_dev);
+	core->hca_dev = NULL;
+}
+
+static int ibx_hca_dev_add(struct ibx_core_dev *core)
+{
+	struct ibx_device *dev = core->ibdev;
+	struct device *d;
+	int port;
+
+	d = ibx_hca_dev_get(core);
+	if (IS_ERR(d))
+		return PTR_ERR(d);
 	core->hca_dev = d;
 	core->net_kobj = kobject_create_and_add("net", &d->kobj);
 	if (!core->net_kobj) {
-		device_unregister(d);
-		core->hca_dev = NULL;
+		ibx_hca_dev_put(core);
 		return -ENOMEM;
 	}
 	for (port = 1; port <= IBX_MAX_PORTS; port++)
@@ -201,8 +228,7 @@ static void ibx_hca_dev_del(struct ibx_core_dev *core)
 {
 	kobject_put(core->net_kobj);	/* removes the links with it */
 	core->net_kobj = NULL;
-	device_unregister(core->hca_dev);
-	core->hca_dev = NULL;
+	ibx_hca_dev_put(core);
 }
 
 /**

@@ -102,7 +102,33 @@ static ssize_t node_desc_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(node_desc);
 
+/* hca_type, hw_rev and board_id as mlx5 has them; ibstat prints them. */
+static ssize_t hca_type_show(struct device *d, struct device_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%s\n", ibx_sysfs_ibdev(d)->hca_type);
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static ssize_t hw_rev_show(struct device *d, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%x\n", ibx_sysfs_ibdev(d)->attr.base.hw_ver);
+}
+static DEVICE_ATTR_RO(hw_rev);
+
+static ssize_t board_id_show(struct device *d, struct device_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%.*s\n", (int)sizeof(ibx_sysfs_ibdev(d)->board_id),
+			  ibx_sysfs_ibdev(d)->board_id);
+}
+static DEVICE_ATTR_RO(board_id);
+
 static struct attribute *ibx_ib_dev_attrs[] = {
+	&dev_attr_hca_type.attr,
+	&dev_attr_hw_rev.attr,
+	&dev_attr_board_id.attr,
 	&dev_attr_node_type.attr,
 	&dev_attr_node_guid.attr,
 	&dev_attr_sys_image_guid.attr,

@@ -623,7 +623,12 @@ struct ibx_device {
 	/* Set by the driver before ibx_register_device(). */
 	char name[IBX_DEVICE_NAME_MAX];		/* may contain one %d */
 	const struct ibx_device_ops *ops;
-	struct device *parent;			/* optional */
+	/*
+	 * Optional: a device bound to the driver, made the ibdev's "device"
+	 * in sysfs (else the core makes one, without a driver).  Must stay
+	 * registered until ibx_unregister_device() returns.
+	 */
+	struct device *parent;
 	/*
 	 * Device attributes as reported by (EX_)QUERY_DEVICE; the driver
 	 * fills attr.base including node_guid, sys_image_guid, vendor ids,
@@ -631,6 +636,8 @@ struct ibx_device {
 	 */
 	struct ib_uverbs_ex_query_device_resp attr;
 	char fw_ver[32];
+	char hca_type[32];			/* sysfs hca_type (ibstat's CA type) */
+	char board_id[64];			/* sysfs board_id */
 	u32 node_type;				/* 1 = CA */
 	u32 num_comp_vectors;
 	u32 driver_abi_version;			/* reported to providers */

@@ -4,6 +4,8 @@
  */
 #include <linux/inetdevice.h>
 #include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/rtnetlink.h>
 #include <net/addrconf.h>
 #include <net/if_inet6.h>
 #include "mlx_hw.h"
@@ -31,6 +33,8 @@ void mlx_hw_dev_init_attr(struct mlx_hw_dev *dev)
 	strscpy(dev->ibx.name, "mlx_hw%d", sizeof(dev->ibx.name));
 	dev->ibx.ops = &mlx_hw_ops;
 	strscpy(dev->ibx.fw_ver, "1.0.0", sizeof(dev->ibx.fw_ver));
+	strscpy(dev->ibx.hca_type, "MLX_HW", sizeof(dev->ibx.hca_type));
+	strscpy(dev->ibx.board_id, "IBX0000004D48", sizeof(dev->ibx.board_id));
 	dev->ibx.node_type = 1;
 	dev->ibx.num_comp_vectors = 1;
 	dev->ibx.driver_abi_version = MLX_HW_ABI_VERSION;
@@ -99,6 +103,98 @@ void mlx_hw_update_mtu(struct mlx_hw_dev *dev)
 		   ibx_mtu_to_bytes(mlx_hw_eth_to_ib_mtu(READ_ONCE(dev->ndev->mtu))));
 }
 
+/* IBA PortInfo encodings of LinkWidthActive and LinkSpeedActive. */
+enum {
+	MLX_HW_WIDTH_1X = 1, MLX_HW_WIDTH_4X = 2, MLX_HW_WIDTH_8X = 4,
+	MLX_HW_WIDTH_12X = 8, MLX_HW_WIDTH_2X = 16,
+	MLX_HW_SPEED_SDR = 1, MLX_HW_SPEED_DDR = 2, MLX_HW_SPEED_FDR10 = 8,
+	MLX_HW_SPEED_FDR = 16, MLX_HW_SPEED_EDR = 32, MLX_HW_SPEED_HDR = 64,
+	MLX_HW_SPEED_NDR = 128,
+};
+
+/*
+ * An Ethernet speed without a lane count as an IB width and speed: the
+ * table of Linux's ib_get_eth_speed(), so that we report what rxe reports
+ * on the same netdev.
+ */
+static void mlx_hw_speed_from_mbps(u32 mbps, u8 *speed, u8 *width)
+{
+	static const struct { u32 mbps; u8 width, speed; } table[] = {
+		{ SPEED_1000, MLX_HW_WIDTH_1X, MLX_HW_SPEED_SDR },
+		{ SPEED_10000, MLX_HW_WIDTH_1X, MLX_HW_SPEED_FDR10 },
+		{ SPEED_20000, MLX_HW_WIDTH_4X, MLX_HW_SPEED_DDR },
+		{ SPEED_25000, MLX_HW_WIDTH_1X, MLX_HW_SPEED_EDR },
+		{ SPEED_40000, MLX_HW_WIDTH_4X, MLX_HW_SPEED_FDR10 },
+		{ SPEED_50000, MLX_HW_WIDTH_2X, MLX_HW_SPEED_EDR },
+		{ SPEED_100000, MLX_HW_WIDTH_4X, MLX_HW_SPEED_EDR },
+		{ SPEED_200000, MLX_HW_WIDTH_4X, MLX_HW_SPEED_HDR },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(table); i++) {
+		if (mbps <= table[i].mbps) {
+			*width = table[i].width;
+			*speed = table[i].speed;
+			return;
+		}
+	}
+	*width = MLX_HW_WIDTH_4X;
+	*speed = MLX_HW_SPEED_NDR;
+}
+
+/* A lane count and the speed per lane, for drivers that report lanes. */
+static void mlx_hw_speed_from_lanes(u32 mbps, u32 lanes, u8 *speed, u8 *width)
+{
+	switch (lanes) {
+	case 2: *width = MLX_HW_WIDTH_2X; break;
+	case 4: *width = MLX_HW_WIDTH_4X; break;
+	case 8: *width = MLX_HW_WIDTH_8X; break;
+	case 12: *width = MLX_HW_WIDTH_12X; break;
+	default: *width = MLX_HW_WIDTH_1X; break;
+	}
+	switch (mbps / lanes) {
+	case SPEED_5000: *speed = MLX_HW_SPEED_DDR; break;
+	case SPEED_10000: *speed = MLX_HW_SPEED_FDR10; break;
+	case SPEED_14000: *speed = MLX_HW_SPEED_FDR; break;
+	case SPEED_25000: *speed = MLX_HW_SPEED_EDR; break;
+	case SPEED_50000: *speed = MLX_HW_SPEED_HDR; break;
+	case SPEED_100000: *speed = MLX_HW_SPEED_NDR; break;
+	default: *speed = MLX_HW_SPEED_SDR; break;
+	}
+}
+
+/*
+ * Port speed and width from @ndev's ethtool link settings, as Linux's
+ * ib_get_eth_speed() derives them for rxe: a netdev that reports no speed
+ * (dummy, virtio-net without VIRTIO_NET_F_SPEED_DUPLEX) counts as 1 Gb/s.
+ * May sleep (the driver's get_link_ksettings); caller holds RTNL.
+ */
+void mlx_hw_eth_speed(struct net_device *ndev, u8 *speed, u8 *width)
+{
+	struct ethtool_link_ksettings ks = {};
+	bool known;
+
+	ASSERT_RTNL();
+	known = !__ethtool_get_link_ksettings(ndev, &ks) &&
+		ks.base.speed != (u32)SPEED_UNKNOWN;
+	if (known && ks.lanes && ndev->ethtool_ops->cap_link_lanes_supported)
+		mlx_hw_speed_from_lanes(ks.base.speed, ks.lanes, speed, width);
+	else
+		mlx_hw_speed_from_mbps(known ? ks.base.speed : SPEED_1000,
+				       speed, width);
+}
+
+/*
+ * The values query_port reports are cached here, because query_port is
+ * called in contexts that cannot take RTNL; they are refreshed at bind
+ * time and on the netdev's UP, DOWN and CHANGE events.
+ */
+void mlx_hw_set_speed(struct mlx_hw_dev *dev, u8 speed, u8 width)
+{
+	WRITE_ONCE(dev->active_speed, speed);
+	WRITE_ONCE(dev->active_width, width);
+}
+
 static bool mlx_hw_carrier(struct mlx_hw_dev *dev)
 {
 	return netif_running(dev->ndev) && netif_carrier_ok(dev->ndev);
@@ -123,8 +219,8 @@ int mlx_hw_query_port(struct ibx_device *ibx, u32 port,
 	attr->lmc = 0;
 	attr->max_vl_num = 1;			/* VL0 */
 	attr->subnet_timeout = 0;
-	attr->active_width = 1;			/* 1X */
-	attr->active_speed = 1;			/* SDR, like a dummy link */
+	attr->active_width = READ_ONCE(dev->active_width);
+	attr->active_speed = READ_ONCE(dev->active_speed);
 	attr->phys_state = up ? 5 : 3;		/* LinkUp : Disabled */
 	attr->link_layer = 2;			/* IB_LINK_LAYER_ETHERNET */
 	return 0;
@@ -201,40 +297,89 @@ static void mlx_hw_collect_gids(struct mlx_hw_dev *dev,
 	}
 }
 
-/* Rebuilds the GID table; process context. */
+static bool mlx_hw_gid_list_has(const struct mlx_hw_gid_list *l,
+				 const union ibx_gid *gid)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (!memcmp(&l->gid[i], gid, sizeof(*gid)))
+			return true;
+	return false;
+}
+
+/* Empties the slots whose GID the netdev no longer has. */
+static void mlx_hw_gid_drop_stale(struct mlx_hw_dev *dev,
+				  const struct mlx_hw_gid_list *l)
+{
+	unsigned int i;
+	bool stale;
+
+	for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
+		spin_lock_bh(&dev->gid_lock);
+		stale = dev->gid_valid[i] &&
+			!mlx_hw_gid_list_has(l, &dev->gid[i]);
+		if (stale)
+			dev->gid_valid[i] = false;
+		spin_unlock_bh(&dev->gid_lock);
+		if (stale)
+			ibx_set_gid(&dev->ibx, 1, i, NULL, IBX_GID_TYPE_ROCE_V2,
+				    NULL);
+	}
+}
+
+/*
+ * Puts @gid in the lowest free slot unless some slot has it already.
+ * Returns the slot, or -1 if it was there or the table is full.
+ */
+static int mlx_hw_gid_insert(struct mlx_hw_dev *dev, const union ibx_gid *gid)
+{
+	int i, free = -1;
+
+	spin_lock_bh(&dev->gid_lock);
+	for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
+		if (!dev->gid_valid[i]) {
+			if (free < 0)
+				free = i;
+		} else if (!memcmp(&dev->gid[i], gid, sizeof(*gid))) {
+			free = -1;
+			break;
+		}
+	}
+	if (free >= 0) {
+		dev->gid[free] = *gid;
+		dev->gid_valid[free] = true;
+	}
+	spin_unlock_bh(&dev->gid_lock);
+	return free;
+}
+
+/*
+ * Brings the GID table in line with the netdev's addresses; process
+ * context.  As Linux's GID cache does, an entry keeps its index until its
+ * GID goes away: stale entries are emptied first, then each new GID takes
+ * the lowest free slot, so other entries never move (consumers hold GID
+ * indices in their QPs and AHs).  The default GID takes slot 0 again
+ * after a MAC change, being first in the list.
+ */
 void mlx_hw_gid_work(struct work_struct *work)
 {
 	struct mlx_hw_dev *dev = container_of(work, struct mlx_hw_dev,
 					      gid_work);
 	struct mlx_hw_gid_list *l;
 	unsigned int i;
-	bool same;
+	int slot;
 
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return;
 	mlx_hw_collect_gids(dev, l);
-	for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
-		spin_lock_bh(&dev->gid_lock);
-		if (i < l->n)
-			same = dev->gid_valid[i] &&
-			       !memcmp(&dev->gid[i], &l->gid[i], sizeof(l->gid[i]));
-		else
-			same = !dev->gid_valid[i];
-		if (!same) {
-			dev->gid_valid[i] = i < l->n;
-			if (i < l->n)
-				dev->gid[i] = l->gid[i];
-		}
-		spin_unlock_bh(&dev->gid_lock);
-		if (same)
-			continue;
-		if (i < l->n)
-			ibx_set_gid(&dev->ibx, 1, i, &l->gid[i],
+	mlx_hw_gid_drop_stale(dev, l);
+	for (i = 0; i < l->n; i++) {
+		slot = mlx_hw_gid_insert(dev, &l->gid[i]);
+		if (slot >= 0)
+			ibx_set_gid(&dev->ibx, 1, slot, &l->gid[i],
 				    IBX_GID_TYPE_ROCE_V2, dev->ndev);
-		else
-			ibx_set_gid(&dev->ibx, 1, i, NULL, IBX_GID_TYPE_ROCE_V2,
-				    NULL);
 	}
 	kfree(l);
 }

@@ -15,6 +15,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
+#include <linux/platform_device.h>
 #include "mlx_hw.h"
 
 MODULE_AUTHOR("ibx project");
@@ -54,8 +55,55 @@ struct mlx_hw_dev *mlx_hw_dev_by_ndev_rcu(struct net_device *ndev)
 	return NULL;
 }
 
+/*
+ * Each HCA's sysfs parent is a platform device bound to a platform driver
+ * named "mlx_hw", as a real HCA's is a PCI function bound to mlx5_core:
+ * Open MPI's pml ucx picks devices by the name of
+ * /sys/class/infiniband/<ibdev>/device/driver.  The driver does nothing
+ * itself; HCAs are still made by mlx_hw_bind().  No module alias is
+ * declared, so the device's uevent makes nothing load.
+ */
+static int mlx_hw_pdrv_probe(struct platform_device *pdev)
+{
+	return 0;
+}
+
+static struct platform_driver mlx_hw_pdrv = {
+	.probe = mlx_hw_pdrv_probe,
+	.driver = {
+		.name = "mlx_hw",
+		.suppress_bind_attrs = true,	/* no unbind under a live HCA */
+	},
+};
+
+static int mlx_hw_pdev_add(struct mlx_hw_dev *dev)
+{
+	struct platform_device *pdev;
+
+	pdev = platform_device_register_simple("mlx_hw", PLATFORM_DEVID_AUTO,
+					       NULL, 0);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+	if (!pdev->dev.driver) {	/* probed synchronously above */
+		platform_device_unregister(pdev);
+		return -ENODEV;
+	}
+	dev->pdev = pdev;
+	dev->ibx.parent = &pdev->dev;
+	return 0;
+}
+
+static void mlx_hw_pdev_del(struct mlx_hw_dev *dev)
+{
+	if (dev->pdev)
+		platform_device_unregister(dev->pdev);
+	dev->pdev = NULL;
+	dev->ibx.parent = NULL;
+}
+
 static void mlx_hw_dev_free(struct mlx_hw_dev *dev)
 {
+	mlx_hw_pdev_del(dev);	/* after ibx_unregister_device() */
 	mlx_hw_engine_stop(dev);
 	skb_queue_purge(&dev->rx_queue);
 	kfree_skb(dev->lo_held);
@@ -81,6 +129,7 @@ static void mlx_hw_remove_work(struct work_struct *work);
 static int mlx_hw_bind(struct net_device *ndev, const char *ibname)
 {
 	struct mlx_hw_dev *dev;
+	u8 speed, width;
 	int err;
 
 	dev_hold(ndev);
@@ -127,6 +176,10 @@ static int mlx_hw_bind(struct net_device *ndev, const char *ibname)
 	if (ibname)
 		strscpy(dev->ibx.name, ibname, sizeof(dev->ibx.name));
 	mlx_hw_update_mtu(dev);
+	rtnl_lock();
+	mlx_hw_eth_speed(ndev, &speed, &width);
+	rtnl_unlock();
+	mlx_hw_set_speed(dev, speed, width);
 
 	dev->engine_region = mlx_hw_region_alloc(PAGE_SIZE, true);
 	if (!dev->engine_region) {
@@ -135,6 +188,9 @@ static int mlx_hw_bind(struct net_device *ndev, const char *ibname)
 	}
 	dev->engine_page = dev->engine_region->vaddr;
 	err = mlx_hw_engine_start(dev);
+	if (err)
+		goto out_free;
+	err = mlx_hw_pdev_add(dev);
 	if (err)
 		goto out_free;
 
@@ -241,6 +297,28 @@ static void mlx_hw_remove_work(struct work_struct *work)
 }
 
 /*
+ * A bound netdev's link settings may have changed (RTNL held).  They are
+ * read outside the list lock, since a driver's get_link_ksettings may sleep.
+ */
+static void mlx_hw_netdev_speed_event(struct net_device *ndev)
+{
+	struct mlx_hw_dev *dev;
+	u8 speed, width;
+
+	spin_lock(&mlx_hw_devices_lock);
+	dev = mlx_hw_find_by_ndev(ndev);
+	spin_unlock(&mlx_hw_devices_lock);
+	if (!dev)
+		return;
+	mlx_hw_eth_speed(ndev, &speed, &width);
+	spin_lock(&mlx_hw_devices_lock);
+	dev = mlx_hw_find_by_ndev(ndev);
+	if (dev)
+		mlx_hw_set_speed(dev, speed, width);
+	spin_unlock(&mlx_hw_devices_lock);
+}
+
+/*
  * Netdev events.  Removal runs from a work item: unregistering the verbs
  * device may sleep for long and must not run under RTNL.
  */
@@ -250,6 +328,9 @@ static int mlx_hw_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct mlx_hw_dev *dev;
 
+	if (event == NETDEV_UP || event == NETDEV_DOWN ||
+	    event == NETDEV_CHANGE)
+		mlx_hw_netdev_speed_event(ndev);
 	spin_lock(&mlx_hw_devices_lock);
 	dev = mlx_hw_find_by_ndev(ndev);
 	if (!dev || dev->removing) {
@@ -396,25 +477,30 @@ static int __init mlx_hw_init(void)
 	if (!mlx_hw_remove_wq)
 		return -ENOMEM;
 	mlx_hw_net_init();
-	err = register_netdevice_notifier(&mlx_hw_netdev_nb);
+	err = platform_driver_register(&mlx_hw_pdrv);
 	if (err)
 		goto out_net;
+	err = register_netdevice_notifier(&mlx_hw_netdev_nb);
+	if (err)
+		goto out_pdrv;
 	err = mlx_hw_register_notifiers();
 	if (err) {
 		unregister_netdevice_notifier(&mlx_hw_netdev_nb);
-		goto out_net;
+		goto out_pdrv;
 	}
 	err = ibx_register_link_ops(&mlx_hw_link_ops);
 	if (err) {
 		mlx_hw_unregister_notifiers();
 		unregister_netdevice_notifier(&mlx_hw_netdev_nb);
-		goto out_net;
+		goto out_pdrv;
 	}
 	mlx_hw_debugfs_init();
 	mlx_hw_loaded = true;
 	if (mlx_hw_pending[0])
 		mlx_hw_add_list(mlx_hw_pending);	/* errors are logged */
 	return 0;
+out_pdrv:
+	platform_driver_unregister(&mlx_hw_pdrv);
 out_net:
 	mlx_hw_net_exit();
 	destroy_workqueue(mlx_hw_remove_wq);
@@ -442,6 +528,7 @@ static void __exit mlx_hw_exit(void)
 		mlx_hw_destroy(dev);
 	}
 	mutex_unlock(&mlx_hw_bind_mutex);
+	platform_driver_unregister(&mlx_hw_pdrv);
 	mlx_hw_debugfs_exit();
 	mlx_hw_net_exit();
 	destroy_workqueue(mlx_hw_remove_wq);

@@ -197,8 +197,11 @@ struct mlx_hw_dev {
 	struct ibx_device ibx;		/* must be first */
 	struct list_head list;		/* in mlx_hw_devices (RCU) */
 	struct net_device *ndev;	/* bound netdev, held */
+	struct platform_device *pdev;	/* sysfs parent, bound to our driver */
 	u8 mac[ETH_ALEN];		/* MAC when bound */
 	bool port_active;		/* last reported port state */
+	u8 active_speed;		/* IB speed/width from the netdev's */
+	u8 active_width;		/* link speed (mlx_hw_set_speed) */
 	bool registered;		/* ibx_register_device() succeeded */
 	bool removing;			/* removal queued or in progress */
 	struct work_struct gid_work;	/* rebuilds the GID table */
@@ -429,6 +432,8 @@ int mlx_hw_query_port(struct ibx_device *ibx, u32 port,
 		      struct ib_uverbs_query_port_resp *attr);
 void mlx_hw_update_port_state(struct mlx_hw_dev *dev);
 void mlx_hw_update_mtu(struct mlx_hw_dev *dev);
+void mlx_hw_eth_speed(struct net_device *ndev, u8 *speed, u8 *width);
+void mlx_hw_set_speed(struct mlx_hw_dev *dev, u8 speed, u8 width);
 void mlx_hw_gid_work(struct work_struct *work);
 void mlx_hw_clear_gids(struct mlx_hw_dev *dev);
 bool mlx_hw_dev_has_gid(struct mlx_hw_dev *dev, const union ibx_gid *gid);

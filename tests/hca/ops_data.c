@@ -301,55 +301,32 @@ int test_ud(struct ut_ctx *c)
 }
 
 /*
- * UD through an AH without a GRH (docs/prm.md 4.3): DLID = the port's LID
- * (0 on RoCE) means the local port, reached from and to GID 0, as rsocket
- * datagrams use it; any other DLID is refused.
+ * An AH without a GRH (docs/prm.md 4.3): RoCE has no LRH, the port's LID
+ * is 0, and such an AH names no destination, so it is refused with EINVAL
+ * whatever its DLID, the port's own included (which an IB port takes as
+ * itself), as Linux's core and mlx5 refuse it.
  */
 int test_ud_local_ah(struct ut_ctx *c)
 {
 	struct ibv_ah_attr aa = {.port_num = 1, .dlid = 0};
 	struct ibv_port_attr pa;
-	union ibv_gid gid0;
 	struct ibv_ah *ah;
-	struct ibv_wc swc, wc;
-	struct pair p;
-	uint32_t n = 256;
 
-	SETUP(!ibv_query_port(c->ctx, 1, &pa) &&
-	      !ibv_query_gid(c->ctx, 1, 0, &gid0), "query port, GID 0");
+	SETUP(!ibv_query_port(c->ctx, 1, &pa), "query port");
+	CHECK(pa.link_layer == IBV_LINK_LAYER_ETHERNET && pa.lid == 0,
+	      "link layer %u, LID %u", pa.link_layer, pa.lid);
 	aa.dlid = pa.lid + 1;
 	ah = ibv_create_ah(c->pd, &aa);
 	CHECK(!ah && errno == EINVAL, "non-GRH AH to DLID %u: %s", aa.dlid,
 	      ah ? "created" : strerror(errno));
+	if (ah)
+		ibv_destroy_ah(ah);
 	aa.dlid = pa.lid;
-	if (pair_create(c, &p, IBV_QPT_UD, false, 7))
-		return -1;
 	ah = ibv_create_ah(c->pd, &aa);
-	CHECK(ah, "non-GRH AH to our LID %u: %s", aa.dlid, strerror(errno));
-	ut_fill(c->buf + UT_SRC, n, 12);
-	memset(c->buf + UT_DST, 0, n + 40);
-	CHECK(!ut_post_recv(c, p.b, NULL, UT_DST, n + 40, 60), "post_recv");
-	CHECK(!ut_post(c, p.a,
-		       &(struct ut_send){.op = IBV_WR_SEND,
-					 .off = UT_SRC,
-					 .len = n,
-					 .flags = IBV_SEND_SIGNALED,
-					 .wr_id = 3,
-					 .ah = ah,
-					 .dqpn = p.b->qp_num}),
-	      "post");
-	if (ut_poll_two(c, 3, 60, &swc, &wc))
-		return -1;
-	CHECK_WC(swc, IBV_WC_SUCCESS, IBV_WC_SEND, -1);
-	CHECK_WC(wc, IBV_WC_SUCCESS, IBV_WC_RECV, n + 40);
-	CHECK(wc.src_qp == p.a->qp_num, "src_qp %u", wc.src_qp);
-	CHECK(!memcmp(c->buf + UT_DST + 40, c->buf + UT_SRC, n), "payload");
-	/* An IPv6 GRH from GID 0 to GID 0 (source at 8, destination at 24). */
-	CHECK(!memcmp(c->buf + UT_DST + 8, gid0.raw, 16) &&
-	      !memcmp(c->buf + UT_DST + 24, gid0.raw, 16), "GRH GIDs");
-	ibv_destroy_ah(ah);
-	pair_destroy(&p);
-	ut_drain_cq(c);
+	CHECK(!ah && errno == EINVAL, "non-GRH AH to our LID %u: %s", aa.dlid,
+	      ah ? "created" : strerror(errno));
+	if (ah)
+		ibv_destroy_ah(ah);
 	return 0;
 }
 

@@ -205,54 +205,20 @@ static int mlx_hw_dealloc_mw(struct ibv_mw *mw)
 }
 
 /*
- * An AH without a GRH on RoCE.  RoCE has no LRH: the port's LID is 0 and a
- * non-GRH address vector names no IP destination, so Linux's core and
- * mlx5 refuse it (EINVAL).  The one thing such an AH can still mean is
- * what it means on IB when DLID is the port's own LID: the local port
- * (rsocket datagrams create exactly that to forward UDP to their own QP).
- * We take that case and address it to the port's GID 0 (the MAC-derived
- * default GID, always present), which the engine delivers through its
- * loopback transport; any other DLID stays EINVAL (docs/prm.md 4.3).
- */
-static int mlx_hw_local_port_grh(struct ibv_context *ctx,
-				 const struct ibv_ah_attr *attr,
-				 struct ibv_ah_attr *grh)
-{
-	struct ibv_port_attr port;
-
-	if (ibv_query_port(ctx, attr->port_num, &port))
-		return errno ? errno : EINVAL;
-	if (port.link_layer != IBV_LINK_LAYER_ETHERNET ||
-	    attr->dlid != port.lid)
-		return EINVAL;
-	*grh = *attr;
-	memset(&grh->grh, 0, sizeof(grh->grh));
-	grh->is_global = 1;
-	if (ibv_query_gid(ctx, attr->port_num, 0, &grh->grh.dgid))
-		return errno ? errno : EINVAL;
-	return 0;
-}
-
-/*
  * The AH is pure userspace state: the engine takes the whole address vector
- * from each UD WQE.  RoCE needs a GRH (IBA A16.4) except for the local port
- * (above), and the destination MAC comes from the kernel's neighbour table
- * when it can be resolved.
+ * from each UD WQE.  RoCE has no LRH (the port's LID is 0), so an address
+ * vector without a GRH names no destination: EINVAL, as Linux's core (rxe)
+ * and mlx5 answer (docs/prm.md 4.3).  The destination MAC comes from the
+ * kernel's neighbour table when it can be resolved.
  */
 static struct ibv_ah *mlx_hw_create_ah(struct ibv_pd *pd,
 				       struct ibv_ah_attr *attr)
 {
-	struct ibv_ah_attr local;
 	struct mlx_hw_ah *ah;
-	int ret;
 
 	if (!attr->is_global) {
-		ret = mlx_hw_local_port_grh(pd->context, attr, &local);
-		if (ret) {
-			errno = ret;
-			return NULL;
-		}
-		attr = &local;
+		errno = EINVAL;
+		return NULL;
 	}
 	ah = calloc(1, sizeof(*ah));
 	if (!ah) {
