@@ -4,12 +4,12 @@
  * between rank r and rank r + size/2 (so that with the ranks split evenly
  * over two hosts every pair crosses the wire), sizes from 1 B to MAX_MSG
  * (default 8 MiB: far above UCX's rendezvous threshold, so the large ones
- * move by RDMA), then MPI_Allreduce of 512 KiB and MAX_MSG and
- * MPI_Alltoall of 64 KiB blocks and blocks of MAX_MSG / ranks, with known
- * results.  Built against Open MPI and MPICH alike
+ * move by RDMA), then MPI_Allreduce of 512 KiB and COLL_MSG (default
+ * MAX_MSG) and MPI_Alltoall of 64 KiB blocks and blocks of COLL_MSG /
+ * ranks, with known results.  Built against Open MPI and MPICH alike
  * (tests/middleware/CMakeLists.txt).
  *
- *   mpi_check [ITERATIONS [MAX_MSG]]
+ *   mpi_check [ITERATIONS [MAX_MSG [COLL_MSG]]]
  *
  * Prints one line per part and, from rank 0, the 8-byte round trip in µs;
  * exits nonzero on the first wrong byte or MPI error.
@@ -120,6 +120,7 @@ int main(int argc, char **argv)
 {
 	int iters = argc > 1 ? atoi(argv[1]) : 200;
 	size_t max_msg = argc > 2 ? strtoul(argv[2], NULL, 0) : 8u << 20;
+	size_t coll_msg = argc > 3 ? strtoul(argv[3], NULL, 0) : max_msg;
 	uint8_t *out, *in;
 	double lat8 = 0;
 
@@ -132,9 +133,10 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return 2;
 	}
-	if (iters < 1 || max_msg < 8 || max_msg > INT32_MAX) {
+	if (iters < 1 || max_msg < 8 || max_msg > INT32_MAX ||
+	    coll_msg < 8 * (size_t)nranks || coll_msg > max_msg) {
 		if (!rank)
-			fprintf(stderr, "mpi_check: ITERATIONS >= 1, 8 <= MAX_MSG < 2 GiB\n");
+			fprintf(stderr, "mpi_check: ITERATIONS >= 1, 8 <= MAX_MSG < 2 GiB, 8 x ranks <= COLL_MSG <= MAX_MSG\n");
 		MPI_Finalize();
 		return 2;
 	}
@@ -157,15 +159,15 @@ int main(int argc, char **argv)
 		       max_msg >> 10, nranks, lat8);
 
 	check_allreduce(1 << 16);
-	check_allreduce(max_msg / sizeof(int64_t));
+	check_allreduce(coll_msg / sizeof(int64_t));
 	if (!rank)
 		printf("mpi_check: MPI_Allreduce checked (512 KiB and %zu KiB)\n",
-		       max_msg >> 10);
+		       coll_msg >> 10);
 	check_alltoall(64 << 10);
-	check_alltoall(max_msg / nranks);
+	check_alltoall(coll_msg / nranks);
 	if (!rank)
 		printf("mpi_check: MPI_Alltoall checked (64 KiB and %zu KiB blocks)\n",
-		       (max_msg / nranks) >> 10);
+		       (coll_msg / nranks) >> 10);
 
 	free(out);
 	free(in);
