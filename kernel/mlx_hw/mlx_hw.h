@@ -51,7 +51,7 @@
 #define MLX_HW_MAX_SGE		32
 #define MLX_HW_MAX_INLINE	512
 #define MLX_HW_MAX_CQ		65536
-#define MLX_HW_MAX_CQE		65536
+#define MLX_HW_MAX_CQE		((1 << 22) - 1)	/* as a ConnectX reports */
 #define MLX_HW_MAX_MR		65536
 #define MLX_HW_MAX_PD		4096
 #define MLX_HW_MAX_SRQ		4096
