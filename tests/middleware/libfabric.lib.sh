@@ -27,9 +27,11 @@ lf_need() {
 }
 
 # lf_ok FILE NSIZES: fi_pingpong's table has NSIZES rows, each with every
-# message acknowledged ("#ack" is "=#sent").
+# message acknowledged ("#ack" is "=#sent"), and -c found no corrupted byte
+# (it prints "Error at iteration=... byte=..." and should exit nonzero).
 lf_ok() {
 	local rows
+	! grep -q '^Error at iteration' "$1" || return 1
 	rows=$(awk '$1 ~ /^[0-9]+[km]?$/ && $3 == "=" $2 {n++} END {print n + 0}' "$1")
 	[ "$rows" = "$2" ]
 }
