@@ -179,6 +179,14 @@ static void cma_addr_done(struct cma_id *id, int status,
 	id->handler(id, &ev);
 }
 
+static void cma_addr_loopback_done(struct cma_id *id)
+{
+	struct cma_event ev = { .event = RDMA_CM_EVENT_ADDR_RESOLVED };
+
+	id->state = CMA_ADDR_RESOLVED;
+	id->handler(id, &ev);
+}
+
 void cma_addr_work(struct work_struct *work)
 {
 	struct cma_id *id = container_of(to_delayed_work(work), struct cma_id,
@@ -189,6 +197,11 @@ void cma_addr_work(struct work_struct *work)
 	mutex_lock(&id->lock);
 	if (id->state != CMA_ADDR_QUERY)
 		goto out;
+	if (id->cdev && !id->ifindex) {
+		/* Bound by cma_bind_loopback(): there is nothing to look up. */
+		cma_addr_loopback_done(id);
+		goto out;
+	}
 	if (id->dst.ss_family == AF_INET)
 		ret = cma_lookup4((struct sockaddr_in *)&id->src,
 				  (struct sockaddr_in *)&id->dst, &res);
@@ -210,8 +223,10 @@ out:
 
 /*
  * rdma_resolve_addr: binds an idle id first (to @src, or to the wildcard
- * of @dst's family), then resolves from a work item.  A wildcard
- * destination means the local source address (upstream's loopback case).
+ * of @dst's family), then resolves from a work item.  A wildcard or
+ * loopback destination means this host (upstream's loopback case): an id
+ * bound to an address reaches itself, one bound to no device is bound to
+ * the first active port by cma_bind_loopback().
  */
 int cma_resolve_addr(struct cma_id *id, const struct sockaddr *src,
 		     const struct sockaddr *dst, unsigned long timeout_ms)
@@ -239,9 +254,12 @@ int cma_resolve_addr(struct cma_id *id, const struct sockaddr *src,
 		return -EINVAL;
 	memset(&id->dst, 0, sizeof(id->dst));
 	memcpy(&id->dst, dst, cma_addr_size(dst));
-	if (cma_any_addr(dst)) {
-		if (cma_any_addr((struct sockaddr *)&id->src))
-			return -EADDRNOTAVAIL;
+	if (cma_any_addr(dst) && !id->cdev) {
+		/* Upstream cma_resolve_loopback: the first active port. */
+		ret = cma_bind_loopback(id);
+		if (ret)
+			return ret;
+	} else if (cma_any_addr(dst)) {
 		/* Loopback: the destination is the bound source itself. */
 		memcpy(&id->dst, &id->src, sizeof(id->dst));
 		cma_set_port((struct sockaddr *)&id->dst, cma_port(dst));

@@ -15,6 +15,7 @@
 #include <net/addrconf.h>
 #include <net/ip.h>
 #include <rdma/ib_user_sa.h>
+#include "ibx_kverbs.h"
 #include "cma_priv.h"
 
 static const char *const cma_state_names[] = {
@@ -102,11 +103,29 @@ static struct xarray *cma_ps_table(u16 ps)
 	return NULL;
 }
 
-bool cma_any_addr(const struct sockaddr *a)
+bool cma_zero_addr(const struct sockaddr *a)
 {
 	if (a->sa_family == AF_INET6)
 		return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
 	return ((const struct sockaddr_in *)a)->sin_addr.s_addr == htonl(INADDR_ANY);
+}
+
+static bool cma_loopback_addr(const struct sockaddr *a)
+{
+	if (a->sa_family == AF_INET6)
+		return ipv6_addr_loopback(&((const struct sockaddr_in6 *)a)->sin6_addr);
+	return ipv4_is_loopback(((const struct sockaddr_in *)a)->sin_addr.s_addr);
+}
+
+/*
+ * Upstream's cma_any_addr: a loopback address (127.0.0.0/8, ::1) counts
+ * as a wildcard.  Binding one binds no device, it conflicts with every
+ * other owner of its port, a listener on it takes connections to any
+ * address of the family, and a destination of it means this host.
+ */
+bool cma_any_addr(const struct sockaddr *a)
+{
+	return cma_zero_addr(a) || cma_loopback_addr(a);
 }
 
 static bool cma_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
@@ -338,6 +357,52 @@ int cma_acquire_dev(struct cma_id *id, const struct sockaddr *src,
 	}
 	mutex_unlock(&cma_dev_lock);
 	return -ENODEV;
+}
+
+/*
+ * An id bound to no device resolving a wildcard or loopback destination
+ * (upstream cma_bind_loopback): the first device with an active port, else
+ * the first device's port 1, source GID index 0.  The source address
+ * becomes the family's loopback (the port stays).  No netdev is bound
+ * (ifindex 0), so a later RESOLVE_ROUTE fails with ENODEV as upstream's
+ * does on RoCE; the id stays usable for what needs only the device.
+ */
+int cma_bind_loopback(struct cma_id *id)
+{
+	struct ib_uverbs_query_port_resp attr;
+	struct cma_device *cdev, *found = NULL;
+	u32 port = 1, p;
+
+	mutex_lock(&cma_dev_lock);
+	list_for_each_entry(cdev, &cma_dev_list, node) {
+		if (!found)
+			found = cdev;
+		for (p = 1; p <= cdev->dev->attr.base.phys_port_cnt; p++) {
+			if (!ibx_query_port(cdev->dev, p, &attr) &&
+			    attr.state == CMA_PORT_ACTIVE) {
+				found = cdev;
+				port = p;
+				goto bind;
+			}
+		}
+	}
+	if (!found) {
+		mutex_unlock(&cma_dev_lock);
+		return -ENODEV;
+	}
+bind:
+	id->cdev = found;
+	id->port = port;
+	id->sgid_index = 0;
+	id->ifindex = 0;
+	list_add_tail(&id->dev_node, &found->ids);
+	mutex_unlock(&cma_dev_lock);
+	if (id->src.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&id->src)->sin6_addr = in6addr_loopback;
+	else
+		((struct sockaddr_in *)&id->src)->sin_addr.s_addr =
+			htonl(INADDR_LOOPBACK);
+	return 0;
 }
 
 void cma_release_dev(struct cma_id *id)

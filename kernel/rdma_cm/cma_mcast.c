@@ -77,7 +77,7 @@ int cma_join_multicast(struct cma_id *id, const struct sockaddr *addr,
 		return -EINVAL;
 	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
 		return -EINVAL;
-	if (cma_any_addr(addr))
+	if (cma_zero_addr(addr))
 		return -EINVAL;
 	if (!id->cdev || !id->ifindex)
 		return -ENODEV;

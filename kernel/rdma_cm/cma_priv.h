@@ -49,6 +49,8 @@
 #else
 #define CMA_IBOE_PACKET_LIFETIME 16
 #endif
+/* QUERY_PORT's state of an active port (IBA 14.2.5.6, enum ib_port_state). */
+#define CMA_PORT_ACTIVE		4
 /* Neighbour resolution is retried at this period until the timeout. */
 #define CMA_ADDR_RETRY_MS	50
 
@@ -197,7 +199,8 @@ int cma_accept(struct cma_id *id, const struct rdma_ucm_conn_param *p);
 int cma_reject(struct cma_id *id, const void *pdata, u8 len, u8 reason);
 int cma_disconnect(struct cma_id *id);
 int cma_notify(struct cma_id *id, u32 event);
-bool cma_any_addr(const struct sockaddr *a);
+bool cma_any_addr(const struct sockaddr *a);	/* wildcard or loopback */
+bool cma_zero_addr(const struct sockaddr *a);
 void cma_fill_ah_attr(struct cma_id *id, const union ibx_gid *dgid,
 		      struct ib_uverbs_ah_attr *ah);
 int cma_device_index(struct cma_id *id);
@@ -206,6 +209,7 @@ void cma_id_counts(unsigned int *ids, unsigned int *mcasts);
 int cma_acquire_dev(struct cma_id *id, const struct sockaddr *src,
 		    int ifindex);
 void cma_release_dev(struct cma_id *id);
+int cma_bind_loopback(struct cma_id *id);
 int cma_get_port(struct cma_id *id);
 void cma_remove_device(struct cma_device *cdev);
 void cma_netdev_changed(int ifindex);

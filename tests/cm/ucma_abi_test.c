@@ -2,10 +2,11 @@
 /*
  * ucma_abi_test - the rdma_ucm write() ABI of ibx_rdma_cm driven raw
  * (kernel UAPI header only, no librdmacm): framing errors, id ownership
- * across two files, bind conflicts, address and route resolution to a
- * local and an unreachable address, queries, INIT_QP_ATTR, the connection
- * commands without a CM, options, events (blocking, O_NONBLOCK, poll),
- * exact DESTROY_ID/MIGRATE_ID/LEAVE_MCAST counts, multicast with IGMP,
+ * across two files, bind conflicts, loopback and wildcard binds, address
+ * and route resolution to a local and an unreachable address, queries,
+ * INIT_QP_ATTR, the connection commands without a CM, options, events
+ * (blocking, O_NONBLOCK, poll), exact DESTROY_ID/MIGRATE_ID/LEAVE_MCAST
+ * counts, multicast with IGMP,
  * and that closing a file with unread events leaves no id behind.
  *
  * usage: ucma_abi_test LOCAL_IPV4
@@ -291,6 +292,63 @@ static void check_path(const struct ib_user_path_rec *p, struct in_addr src,
 	      p->packet_life_time);
 	REQUIRE(p->dlid == 0 && p->slid == 0 && p->numb_path == 1 && p->reversible == 1,
 	      "lids/numb_path/reversible");
+}
+
+/*
+ * Loopback and wildcard addresses as upstream's cma_any_addr takes them:
+ * a bind binds no device (libfabric's verbs provider binds 127.0.0.1 and
+ * looks at the device), both conflict with every owner of the port, and
+ * resolving a loopback destination from an unbound id binds the first
+ * active port (cma_bind_loopback) without a netdev, so RESOLVE_ROUTE is
+ * ENODEV, as on Linux's RoCE devices.
+ */
+static void test_loopback(void)
+{
+	int fd = open_cm();
+	uint32_t a = create_id(fd, RDMA_PS_TCP, 1), b = create_id(fd, RDMA_PS_TCP, 2);
+	uint32_t c = create_id(fd, RDMA_PS_TCP, 3), d = create_id(fd, RDMA_PS_TCP, 4);
+	struct rdma_ucm_resolve_route rr = { .id = c, .timeout_ms = 1000 };
+	struct rdma_ucm_bind_ip b6 = { .id = d };
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&b6.addr;
+	struct in_addr lo = { htonl(INADDR_LOOPBACK) }, any = { 0 };
+	struct rdma_ucm_query_route_resp qr;
+
+	EXPECT_ERR(bind_ip(fd, a, lo, 20020), 0);
+	EXPECT_ERR(query_route(fd, a, &qr), 0);
+	REQUIRE(qr.node_guid == 0 && qr.port_num == 0, "127.0.0.1 bound a device");
+	REQUIRE(((struct sockaddr_in *)&qr.src_addr)->sin_addr.s_addr == lo.s_addr,
+	      "src not 127.0.0.1");
+	EXPECT_ERR(bind_ip(fd, b, local_ip, 20020), EADDRNOTAVAIL);
+	EXPECT_ERR(bind_ip(fd, b, any, 20020), EADDRNOTAVAIL);
+	EXPECT_ERR(bind_ip(fd, b, any, 20021), 0);
+	EXPECT_ERR(query_route(fd, b, &qr), 0);
+	REQUIRE(qr.node_guid == 0, "0.0.0.0 bound a device");
+	s6->sin6_family = AF_INET6;
+	s6->sin6_addr = in6addr_loopback;
+	EXPECT_ERR(ucmd(fd, RDMA_USER_CM_CMD_BIND_IP, &b6, sizeof(b6), 0), 0);
+	EXPECT_ERR(query_route(fd, d, &qr), 0);
+	REQUIRE(qr.node_guid == 0, "::1 bound a device");
+
+	/* An idle id resolving 127.0.0.1: the first active port. */
+	EXPECT_ERR(resolve_ip(fd, c, lo, 2000), 0);
+	expect_event(fd, c, 0 /* ADDR_RESOLVED */, 0);
+	EXPECT_ERR(query_route(fd, c, &qr), 0);
+	REQUIRE(qr.node_guid != 0 && qr.port_num == 1, "no device after loopback");
+	REQUIRE(((struct sockaddr_in *)&qr.src_addr)->sin_addr.s_addr == lo.s_addr,
+	      "src not 127.0.0.1 after loopback");
+	EXPECT_ERR(ucmd(fd, RDMA_USER_CM_CMD_RESOLVE_ROUTE, &rr, sizeof(rr), 0), ENODEV);
+	/* A bound id resolving the wildcard reaches its own address. */
+	rr.id = create_id(fd, RDMA_PS_TCP, 5);
+	EXPECT_ERR(bind_ip(fd, rr.id, local_ip, 0), 0);
+	EXPECT_ERR(resolve_ip(fd, rr.id, any, 2000), 0);
+	expect_event(fd, rr.id, 0 /* ADDR_RESOLVED */, 0);
+	EXPECT_ERR(ucmd(fd, RDMA_USER_CM_CMD_RESOLVE_ROUTE, &rr, sizeof(rr), 0), 0);
+	expect_event(fd, rr.id, 2 /* ROUTE_RESOLVED */, 0);
+	EXPECT_ERR(query_route(fd, rr.id, &qr), 0);
+	check_path(&qr.ib_route[0], local_ip, local_ip);
+	close(fd);
+	REQUIRE(sysfs_long("ibx_ids") == 0, "ids left after close");
+	printf("ok loopback\n");
 }
 
 static void test_resolve(void)
@@ -754,6 +812,7 @@ int main(int argc, char **argv)
 	test_framing();
 	test_ownership();
 	test_bind();
+	test_loopback();
 	test_listen();
 	test_resolve();
 	test_unreachable();
