@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # the arrays and sizes are for the files that source this one
 # Shared by tests/middleware: the HCA's counters, and ucx_perftest runs.
 # Sourced by the tests, with DEV (and in pair tests ROLE, PEER_IP, PAIR_DIR)
 # from the harness.
