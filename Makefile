@@ -5,6 +5,8 @@
 #   make userspace-valgrind   the same userspace with Valgrind annotations
 #                        (VALGRIND=ON) in build/valgrind, for the memcheck test
 #   make check           unit tests + VM suites for every kernel in KVERS
+#   make check-middleware  tests/middleware with its whole interop matrix
+#                        (against rxe too: the "# pair-long:" combinations)
 #   make demo            build, boot a VM, load the stack, ibv_devinfo + RC ping-pong
 #   make install / uninstall   DKMS modules, udev rule, memlock limits, userspace
 #                        (DKMS_TARBALL=<file> installs a prebuilt DKMS binary package)
@@ -26,7 +28,7 @@ PREFIX ?= /usr/local
 VALGRIND ?= OFF
 
 .PHONY: all modules modules-all userspace userspace-valgrind dkms-packages \
-	check check-unit fuzz demo install uninstall clean deps
+	check check-unit check-middleware fuzz demo install uninstall clean deps
 
 all: modules userspace
 
@@ -63,6 +65,11 @@ dkms-packages:
 
 check: modules-all userspace userspace-valgrind dkms-packages
 	scripts/check $(KVERS)
+
+# The middleware against rxe takes minutes per combination and kernel: it
+# runs here, and make check runs the middleware ours-ours.
+check-middleware: modules-all userspace
+	scripts/check --long --only tests/middleware/ $(KVERS)
 
 check-unit: userspace
 	scripts/check --unit-only
