@@ -7,6 +7,8 @@
 #   make check           unit tests + VM suites for every kernel in KVERS
 #   make check-middleware  tests/middleware with its whole interop matrix
 #                        (against rxe too: the "# pair-long:" combinations)
+#   make check-long      make check plus every "# pair-long:" combination
+#                        (the middleware against rxe, the 5 % netem runs)
 #   make demo            build, boot a VM, load the stack, ibv_devinfo + RC ping-pong
 #   make install / uninstall   DKMS modules, udev rule, memlock limits, userspace
 #                        (DKMS_TARBALL=<file> installs a prebuilt DKMS binary package)
@@ -28,7 +30,7 @@ PREFIX ?= /usr/local
 VALGRIND ?= OFF
 
 .PHONY: all modules modules-all userspace userspace-valgrind dkms-packages \
-	check check-unit check-middleware fuzz demo install uninstall clean deps
+	check check-unit check-middleware check-long fuzz demo install uninstall clean deps
 
 all: modules userspace
 
@@ -70,6 +72,9 @@ check: modules-all userspace userspace-valgrind dkms-packages
 # runs here, and make check runs the middleware ours-ours.
 check-middleware: modules-all userspace
 	scripts/check --long --only tests/middleware/ $(KVERS)
+
+check-long: modules-all userspace userspace-valgrind dkms-packages
+	scripts/check --long $(KVERS)
 
 check-unit: userspace
 	scripts/check --unit-only
