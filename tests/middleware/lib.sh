@@ -24,7 +24,7 @@ ucx_env() {	# TLS
 	fi
 }
 
-# ucx_server PORT TEST... / ucx_client HOST PORT TEST OPTIONS...:
+# ucx_server PORT / ucx_client HOST PORT TEST OPTIONS...:
 # one ucx_perftest server serves one test; the client's last line is
 # "Final: iterations typical average overall ...".  The client prints that
 # line and fails unless the run completed every iteration.
@@ -32,11 +32,13 @@ ucx_server() {
 	timeout 120 ucx_perftest -p "$1" >"/tmp/ucx-server.$1.log" 2>&1
 }
 ucx_client() {
-	local host=$1 port=$2 test=$3 log
+	local host=$1 port=$2 test=$3 log st
 	shift 3
 	log=/tmp/ucx-client.$port.log
-	if ! timeout 120 ucx_perftest -p "$port" -t "$test" "$@" "$host" >"$log" 2>&1; then
-		fail "ucx_perftest -t $test $*: exit $? ($UCX_TLS)"
+	timeout 120 ucx_perftest -p "$port" -t "$test" "$@" "$host" >"$log" 2>&1
+	st=$?
+	if [ "$st" != 0 ]; then
+		fail "ucx_perftest -t $test $*: exit $st ($UCX_TLS)"
 		tail -5 "$log"
 		return 1
 	fi
