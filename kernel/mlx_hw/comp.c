@@ -202,11 +202,15 @@ static struct mlx_hw_swqe *mlx_hw_comp_oldest(struct mlx_hw_qp *qp)
 	return NULL;
 }
 
-/* Progress: the retry counts start over, the ACK timer runs anew. */
-static void mlx_hw_comp_progress(struct mlx_hw_qp *qp)
+/*
+ * Progress: comp.psn moved on from @old_psn.  The retry counts start over,
+ * the ACK timer runs anew, the congestion window may grow.
+ */
+static void mlx_hw_comp_progress(struct mlx_hw_qp *qp, u32 old_psn)
 {
 	struct mlx_hw_comp *comp = &qp->comp;
 
+	mlx_hw_cwnd_acked(qp, mlx_hw_psn_diff(comp->psn, old_psn));
 	comp->retries = 0;
 	comp->rnr_retries = 0;
 	comp->retry_pending = false;
@@ -228,9 +232,9 @@ static void mlx_hw_comp_progress(struct mlx_hw_qp *qp)
 static void mlx_hw_comp_ack_upto(struct mlx_hw_qp *qp, u32 a)
 {
 	struct mlx_hw_comp *comp = &qp->comp;
+	u32 idx, last, old_psn = comp->psn;
 	bool progress = false;
 	struct mlx_hw_swqe *w;
-	u32 idx, last;
 
 	for (idx = qp->sq_ci; idx != qp->req.fetch_idx; idx++) {
 		w = mlx_hw_swqe(qp, idx);
@@ -250,7 +254,7 @@ static void mlx_hw_comp_ack_upto(struct mlx_hw_qp *qp, u32 a)
 		progress = true;
 	}
 	if (progress)
-		mlx_hw_comp_progress(qp);
+		mlx_hw_comp_progress(qp, old_psn);
 }
 
 static enum mlx_hw_comp_state mlx_hw_comp_get_wqe(struct mlx_hw_qp *qp,
@@ -404,7 +408,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 		return MLX_HW_COMP_ERROR;
 	}
 	qp->comp.psn = mlx_hw_psn_add(pkt->psn, 1);
-	mlx_hw_comp_progress(qp);
+	mlx_hw_comp_progress(qp, pkt->psn);
 	return (pkt->mask & MLX_HW_M_LAST) ? MLX_HW_COMP_WQE_DONE :
 					     MLX_HW_COMP_DONE;
 }
@@ -426,7 +430,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_atomic(struct mlx_hw_qp *qp,
 		return MLX_HW_COMP_ERROR;
 	}
 	qp->comp.psn = mlx_hw_psn_add(c->pkt->psn, 1);
-	mlx_hw_comp_progress(qp);
+	mlx_hw_comp_progress(qp, c->pkt->psn);
 	return MLX_HW_COMP_WQE_DONE;
 }
 
@@ -475,6 +479,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_retry(struct mlx_hw_qp *qp,
 		comp->retries = 0;
 	}
 	mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_RETRANSMITS, 1);
+	mlx_hw_cwnd_loss(qp, c->timeout);
 	mlx_hw_req_rewind(qp, c->retry_psn);
 	comp->retry_pending = true;
 	return MLX_HW_COMP_DONE;

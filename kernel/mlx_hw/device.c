@@ -521,6 +521,7 @@ const char *const mlx_hw_counter_names[] = {
 	[MLX_HW_CNT_DROP_LENGTH] = "rx_drop_length",
 	[MLX_HW_CNT_DROP_QUEUE_FULL] = "rx_drop_queue_full",
 	[MLX_HW_CNT_TX_BACKOFF] = "tx_backoff",
+	[MLX_HW_CNT_CWND_SHRINKS] = "tx_window_shrinks",
 	[MLX_HW_CNT_TX_NO_ROUTE] = "tx_no_route",
 	[MLX_HW_CNT_LO_DROPPED] = "lo_dropped",
 	[MLX_HW_CNT_LO_DUPLICATED] = "lo_duplicated",

@@ -85,11 +85,13 @@
 
 /*
  * Transport limits of a requester: WQEs it keeps in its send window (read
- * from the ring, not yet completed), packets it sends without an ACK, and
- * how often it asks for one within a long message.
+ * from the ring, not yet completed), the bounds of its congestion window
+ * of unacknowledged PSNs (cwnd.c; the module parameter tx_window_max lowers
+ * the ceiling), and how often it asks for an ACK within a long message.
  */
 #define MLX_HW_SEND_WINDOW	64
 #define MLX_HW_MAX_UNACKED_PSNS	128
+#define MLX_HW_CWND_MIN		8
 #define MLX_HW_PKTS_PER_ACKREQ	32
 
 /* Packets an input queue holds before arrivals are dropped (congestion). */
@@ -158,6 +160,7 @@ enum mlx_hw_counter {
 	MLX_HW_CNT_DROP_LENGTH,
 	MLX_HW_CNT_DROP_QUEUE_FULL,
 	MLX_HW_CNT_TX_BACKOFF,
+	MLX_HW_CNT_CWND_SHRINKS,
 	MLX_HW_CNT_TX_NO_ROUTE,
 	MLX_HW_CNT_LO_DROPPED,
 	MLX_HW_CNT_LO_DUPLICATED,
@@ -619,6 +622,13 @@ int mlx_hw_skb_add_data(struct sk_buff *skb, struct mlx_hw_cursor *src,
 			u32 len, bool zcopy);
 int mlx_hw_atomic(struct mlx_hw_seg *seg, bool cmp_swp, u64 swap_add,
 		  u64 compare, u64 *orig);
+
+/* cwnd.c */
+void mlx_hw_cwnd_reset(struct mlx_hw_qp *qp);
+bool mlx_hw_cwnd_room(struct mlx_hw_qp *qp, u32 psn);
+bool mlx_hw_cwnd_ackreq(struct mlx_hw_qp *qp, u32 psn);
+void mlx_hw_cwnd_acked(struct mlx_hw_qp *qp, u32 npsn);
+void mlx_hw_cwnd_loss(struct mlx_hw_qp *qp, bool timeout);
 
 /* req.c */
 void mlx_hw_requester(struct mlx_hw_qp *qp);

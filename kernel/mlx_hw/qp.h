@@ -137,6 +137,16 @@ enum mlx_hw_req_state {
 	MLX_HW_REQ_NUM_STATES
 };
 
+/*
+ * The congestion window of a reliable requester (cwnd.c, docs/wire.md
+ * 14.3.1): PSNs it may have sent and not seen acknowledged.
+ */
+struct mlx_hw_cwnd {
+	u32 pkts;			/* the window, MLX_HW_CWND_MIN.. */
+	u32 ssthresh;			/* below it, grow by what is acked */
+	u32 acked;			/* PSNs acked toward the next +1 */
+};
+
 /* Send side: requester and completer, under qp->send_lock. */
 struct mlx_hw_req {
 	enum mlx_hw_req_state state;	/* last state (traces) */
@@ -146,8 +156,10 @@ struct mlx_hw_req {
 	u32 next_psn;			/* PSN the next fetched WQE starts at */
 	u32 psn_max;			/* one past the newest PSN ever sent */
 	u32 noack_pkts;			/* packets since the last AckReq */
-	struct mlx_hw_sgl sgl;		/* local data of send_idx (parked) */
-	bool sgl_valid;			/* sgl belongs to send_idx */
+	struct mlx_hw_sgl sgl;		/* local data of sgl_idx (parked) */
+	bool sgl_valid;			/* sgl holds WQE sgl_idx's data */
+	u32 sgl_idx;			/* the SQ index sgl was loaded for */
+	struct mlx_hw_cwnd cwnd;	/* unacknowledged PSNs allowed */
 	u64 wait_until;			/* ktime ns: no send before (RNR) */
 	u32 tx_backoff;			/* consecutive local tx congestion */
 	bool wait_db;			/* stopped for want of posted WQEs */

@@ -40,6 +40,7 @@ void mlx_hw_req_reset(struct mlx_hw_qp *qp)
 	req->noack_pkts = 0;
 	req->wait_until = 0;
 	req->tx_backoff = 0;
+	mlx_hw_cwnd_reset(qp);
 	/* The doorbell ring entry of the next post runs the QP. */
 	req->wait_db = true;
 }
@@ -249,10 +250,12 @@ static u8 mlx_hw_sgl_err_status(int err)
 }
 
 /*
- * Resolves the local data of @w into req.sgl (MR references, keys checked
- * against the PD, bounds and access).  Returns 0 or a completion status.
+ * Resolves the local data of @w, the WQE at SQ index @idx, into req.sgl (MR
+ * references, keys checked against the PD, bounds and access).  Returns 0
+ * or a completion status.
  */
-static u8 mlx_hw_req_load_sgl(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w)
+static u8 mlx_hw_req_load_sgl(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
+			      u32 idx)
 {
 	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
 	struct mlx_hw_sgl *sgl = &qp->req.sgl;
@@ -279,14 +282,21 @@ static u8 mlx_hw_req_load_sgl(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w)
 		}
 	}
 	qp->req.sgl_valid = true;
+	qp->req.sgl_idx = idx;
 	return 0;
 }
 
-/* Makes req.sgl the usable local data of @w (send_idx); 0 or a status. */
+/*
+ * Makes req.sgl the usable local data of @w (send_idx); 0 or a status.
+ * The sgl is another WQE's when the requester moved on without finishing
+ * it: a late ACK for its first transmission retired the WQE being sent
+ * again after a rewind (mlx_hw_comp_advance), or it was done already.
+ * Sending that data under this WQE's PSNs would corrupt the message.
+ */
 static u8 mlx_hw_req_sgl(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w)
 {
-	if (!qp->req.sgl_valid)
-		return mlx_hw_req_load_sgl(qp, w);
+	if (!qp->req.sgl_valid || qp->req.sgl_idx != qp->req.send_idx)
+		return mlx_hw_req_load_sgl(qp, w, qp->req.send_idx);
 	/* Keys are looked up again after a wait (MRs may be gone). */
 	if (mlx_hw_sgl_unpark(to_mdev(qp->ibx.dev), qp, &qp->req.sgl))
 		return MLX_HW_WC_LOC_PROT_ERR;
@@ -366,7 +376,7 @@ static enum mlx_hw_req_state mlx_hw_req_fetch(struct mlx_hw_qp *qp,
 	req->next_psn = mlx_hw_psn_add(req->next_psn, (*w)->npsn);
 	req->fetch_idx++;
 	if (!status && !mlx_hw_swqe_is_local(*w))
-		status = mlx_hw_req_load_sgl(qp, *w);
+		status = mlx_hw_req_load_sgl(qp, *w, req->fetch_idx - 1);
 	if (status)
 		return mlx_hw_req_fail(*w, status);
 	return MLX_HW_REQ_CHECK_LIMITS;
@@ -387,7 +397,7 @@ static u32 mlx_hw_req_rd_atomic_out(struct mlx_hw_qp *qp)
 
 /*
  * What may hold a WQE back (IBA 10.8.3.3 fence; max_rd_atomic, where 0
- * allows one as on mlx5; the unacknowledged PSN window).
+ * allows one as on mlx5; the congestion window of unacknowledged PSNs).
  */
 static enum mlx_hw_req_state mlx_hw_req_check_limits(struct mlx_hw_qp *qp,
 						     struct mlx_hw_swqe *w)
@@ -406,8 +416,7 @@ static enum mlx_hw_req_state mlx_hw_req_check_limits(struct mlx_hw_qp *qp,
 	    mlx_hw_req_rd_atomic_out(qp) >= max_t(u32, 1, qp->max_rd_atomic))
 		return MLX_HW_REQ_WAIT;
 	if (mlx_hw_qp_reliable(qp->ibx.qp_type) &&
-	    mlx_hw_psn_diff(mlx_hw_psn_add(w->first_psn, req->send_pkt),
-			    qp->comp.psn) >= MLX_HW_MAX_UNACKED_PSNS)
+	    !mlx_hw_cwnd_room(qp, mlx_hw_psn_add(w->first_psn, req->send_pkt)))
 		return MLX_HW_REQ_WAIT;
 	return mlx_hw_swqe_is_local(w) ? MLX_HW_REQ_LOCAL_OP :
 					 MLX_HW_REQ_SEND_PKT;
@@ -541,7 +550,8 @@ static struct sk_buff *mlx_hw_req_build(struct mlx_hw_qp *qp,
 		return ERR_PTR(-EFAULT);
 	}
 	/* IBA 9.7.2: ask for an ACK at the end and now and then within. */
-	ackreq = reliable && (*last || ++req->noack_pkts >= MLX_HW_PKTS_PER_ACKREQ);
+	ackreq = reliable &&
+		 (*last || mlx_hw_cwnd_ackreq(qp, mlx_hw_psn_add(w->first_psn, i)));
 	if (ackreq)
 		req->noack_pkts = 0;
 	dest = mlx_hw_qp_is_ud(qp->ibx.qp_type) ? w->ud.remote_qpn :
@@ -683,6 +693,12 @@ void mlx_hw_req_rewind(struct mlx_hw_qp *qp, u32 psn)
 	}
 	if (idx == req->fetch_idx)
 		return;
+	/*
+	 * A READ or atomic still waits for responses from comp.psn on, even
+	 * when a NAK for a later request asks for @psn: ask for them again.
+	 */
+	if (mlx_hw_swqe_rd_atomic(w) && mlx_hw_psn_diff(psn, qp->comp.psn) > 0)
+		psn = qp->comp.psn;
 	k = mlx_hw_psn_diff(psn, w->first_psn);
 	req->send_idx = idx;
 	req->send_pkt = clamp_t(int, k, 0, max_t(int, w->npsn, 1) - 1);

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cwnd.c - the congestion window of a reliable requester (docs/wire.md
+ * 14.3.1): how many PSNs it may have sent and not seen acknowledged, and
+ * where it asks for an ACK.  A leaf: req.c asks it for room, comp.c tells it
+ * of progress and loss; it calls neither back.  Under qp->send_lock.
+ *
+ * A link without flow control (a virtual NIC, a socket between two QEMUs,
+ * a netem qdisc) drops what overflows its buffers, and go-back-N answers
+ * each loss by sending the whole window behind it again: a fixed window
+ * larger than the buffers loses part of every retransmission, and enough
+ * fruitless ACK timeouts in a row end the QP with RETRY_EXC_ERR.  So the
+ * window follows TCP's rule (RFC 5681): it starts at its ceiling, as a
+ * fixed window would; a loss answered by a NAK halves it, an ACK timeout
+ * drops it to the floor; below the threshold of the last loss it grows by
+ * each PSN acknowledged, above it by one PSN per window acknowledged.
+ */
+#include "mlx_hw.h"
+
+static unsigned int tx_window_max = MLX_HW_MAX_UNACKED_PSNS;
+
+static int mlx_hw_set_tx_window_max(const char *val,
+				    const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, MLX_HW_CWND_MIN,
+				     MLX_HW_MAX_UNACKED_PSNS);
+}
+
+static const struct kernel_param_ops mlx_hw_tx_window_max_ops = {
+	.set = mlx_hw_set_tx_window_max,
+	.get = param_get_uint,
+};
+module_param_cb(tx_window_max, &mlx_hw_tx_window_max_ops, &tx_window_max,
+		0644);
+MODULE_PARM_DESC(tx_window_max,
+		 "most PSNs a reliable QP leaves unacknowledged (8..128, default 128)");
+
+/* The ceiling now: the parameter may change under running QPs. */
+static u32 mlx_hw_cwnd_max(void)
+{
+	return READ_ONCE(tx_window_max);
+}
+
+/* The window in force: the ceiling may have been lowered since it grew. */
+static u32 mlx_hw_cwnd_pkts(struct mlx_hw_qp *qp)
+{
+	return min(qp->req.cwnd.pkts, mlx_hw_cwnd_max());
+}
+
+/* A new connection starts with the whole window (RESET, creation). */
+void mlx_hw_cwnd_reset(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_cwnd *cw = &qp->req.cwnd;
+
+	cw->pkts = mlx_hw_cwnd_max();
+	cw->ssthresh = cw->pkts;
+	cw->acked = 0;
+}
+
+/* May the packet of @psn be sent now? */
+bool mlx_hw_cwnd_room(struct mlx_hw_qp *qp, u32 psn)
+{
+	return mlx_hw_psn_diff(psn, qp->comp.psn) < (int)mlx_hw_cwnd_pkts(qp);
+}
+
+/*
+ * Does the packet of @psn, not the last of its message, ask for an ACK
+ * (IBA 9.7.2)?  The one that fills the window must, or the requester would
+ * wait for the ACK timer; and one half-way through the window does, so that
+ * the ACK for the first half comes back while the second is on its way.
+ * Counts the packets since the last AckReq in req.noack_pkts.
+ */
+bool mlx_hw_cwnd_ackreq(struct mlx_hw_qp *qp, u32 psn)
+{
+	u32 win = mlx_hw_cwnd_pkts(qp);
+	u32 every = min_t(u32, MLX_HW_PKTS_PER_ACKREQ, max(win / 2, 1u));
+
+	return ++qp->req.noack_pkts >= every ||
+	       mlx_hw_psn_diff(psn, qp->comp.psn) + 1 >= (int)win;
+}
+
+/* @npsn PSNs were acknowledged for the first time. */
+void mlx_hw_cwnd_acked(struct mlx_hw_qp *qp, u32 npsn)
+{
+	struct mlx_hw_cwnd *cw = &qp->req.cwnd;
+	u32 max = mlx_hw_cwnd_max();
+
+	if (cw->pkts >= max) {
+		cw->pkts = max;
+		return;
+	}
+	if (cw->pkts < cw->ssthresh) {
+		/* Slow start: one more per PSN acknowledged. */
+		cw->pkts = min(cw->pkts + npsn, cw->ssthresh);
+		return;
+	}
+	/* Congestion avoidance: one more per window acknowledged. */
+	cw->acked += npsn;
+	if (cw->acked >= cw->pkts) {
+		cw->acked -= cw->pkts;
+		cw->pkts = min(cw->pkts + 1, max);
+	}
+}
+
+/*
+ * A loss: the completer is about to go back.  A NAK (or a response that
+ * shows one lost) says the rest of the window still flows: halve it.  An
+ * ACK timeout says nothing flows: start again from the floor.
+ */
+void mlx_hw_cwnd_loss(struct mlx_hw_qp *qp, bool timeout)
+{
+	struct mlx_hw_cwnd *cw = &qp->req.cwnd;
+	u32 was = mlx_hw_cwnd_pkts(qp);
+
+	cw->ssthresh = max_t(u32, was / 2, MLX_HW_CWND_MIN);
+	cw->pkts = timeout ? MLX_HW_CWND_MIN : cw->ssthresh;
+	cw->acked = 0;
+	if (cw->pkts < was)
+		mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_CWND_SHRINKS, 1);
+	mlx_hw_qp_dbg(qp, "cwnd %u -> %u (%s)\n", was, cw->pkts,
+		      timeout ? "timeout" : "nak");
+}
