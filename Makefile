@@ -9,6 +9,8 @@
 #                        (against rxe too: the "# pair-long:" combinations)
 #   make check-long      make check plus every "# pair-long:" combination
 #                        (the middleware against rxe, the 5 % netem runs)
+#   make check-wire-soak perftest, pingpongs and wire-data pair tests ROUNDS
+#                        (20) times in ours-ours, ours-rxe and rxe-ours
 #   make demo            build, boot a VM, load the stack, ibv_devinfo + RC ping-pong
 #   make install / uninstall   DKMS modules, udev rule, memlock limits, userspace
 #                        (DKMS_TARBALL=<file> installs a prebuilt DKMS binary package)
@@ -30,7 +32,7 @@ PREFIX ?= /usr/local
 VALGRIND ?= OFF
 
 .PHONY: all modules modules-all userspace userspace-valgrind dkms-packages \
-	check check-unit check-middleware check-long fuzz demo install uninstall clean deps
+	check check-unit check-middleware check-long check-wire-soak fuzz demo install uninstall clean deps
 
 all: modules userspace
 
@@ -75,6 +77,9 @@ check-middleware: modules-all userspace
 
 check-long: modules-all userspace userspace-valgrind dkms-packages
 	scripts/check --long $(KVERS)
+
+check-wire-soak: modules-all userspace
+	scripts/wire-soak $(KVERS)
 
 check-unit: userspace
 	scripts/check --unit-only

@@ -512,6 +512,12 @@ static void mlx_hw_comp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
 	struct mlx_hw_comp_ctx c = { .skb = skb, .pkt = mlx_hw_pkt(skb) };
 	enum mlx_hw_comp_state state = MLX_HW_COMP_GET_WQE;
 
+	if (c.pkt->mask & MLX_HW_M_CNP) {
+		mlx_hw_cwnd_cnp(qp);
+		consume_skb(skb);
+		return;
+	}
+
 	for (;;) {
 		mlx_hw_qp_dbg(qp, "comp %s psn %u comp.psn %u\n",
 			      mlx_hw_comp_state_names[state], c.pkt->psn,
@@ -592,6 +598,7 @@ void mlx_hw_completer(struct mlx_hw_qp *qp)
 	struct sk_buff *skb;
 
 	while (budget && (skb = skb_dequeue(&qp->comp_pkts))) {
+		mlx_hw_ecn_answer(qp, skb);
 		mlx_hw_comp_packet(qp, skb);
 		budget--;
 	}

@@ -13,7 +13,8 @@
  * window follows TCP's rule (RFC 5681): it starts at its ceiling, as a
  * fixed window would; a loss answered by a NAK halves it, an ACK timeout
  * drops it to the floor; below the threshold of the last loss it grows by
- * each PSN acknowledged, above it by one PSN per window acknowledged.
+ * each PSN acknowledged, above it by one PSN per window acknowledged.  A
+ * CNP (ecn.c) halves it too, once per window.
  */
 #include "mlx_hw.h"
 
@@ -55,6 +56,7 @@ void mlx_hw_cwnd_reset(struct mlx_hw_qp *qp)
 	cw->pkts = mlx_hw_cwnd_max();
 	cw->ssthresh = cw->pkts;
 	cw->acked = 0;
+	cw->cnp_psn_valid = false;
 }
 
 /* May the packet of @psn be sent now? */
@@ -119,4 +121,31 @@ void mlx_hw_cwnd_loss(struct mlx_hw_qp *qp, bool timeout)
 		mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_CWND_SHRINKS, 1);
 	mlx_hw_qp_dbg(qp, "cwnd %u -> %u (%s)\n", was, cw->pkts,
 		      timeout ? "timeout" : "nak");
+}
+
+/*
+ * A CNP: the peer saw our packets marked CE (ecn.c).  Halve the window, as
+ * for a loss, but once per window of PSNs (RFC 3168 6.1.2: one reduction
+ * per round trip): the CNPs for packets sent before the last reduction
+ * tell of the congestion it already answered.
+ */
+void mlx_hw_cwnd_cnp(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_cwnd *cw = &qp->req.cwnd;
+	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
+	u32 was = mlx_hw_cwnd_pkts(qp);
+
+	if (cw->cnp_psn_valid && mlx_hw_psn_diff(qp->comp.psn, cw->cnp_psn) < 0) {
+		mlx_hw_count(dev, MLX_HW_CNT_CNP_IGNORED, 1);
+		return;
+	}
+	mlx_hw_count(dev, MLX_HW_CNT_CNP_HANDLED, 1);
+	cw->cnp_psn = qp->req.psn_max;
+	cw->cnp_psn_valid = true;
+	cw->ssthresh = max_t(u32, was / 2, MLX_HW_CWND_MIN);
+	cw->pkts = cw->ssthresh;
+	cw->acked = 0;
+	if (cw->pkts < was)
+		mlx_hw_count(dev, MLX_HW_CNT_CWND_SHRINKS, 1);
+	mlx_hw_qp_dbg(qp, "cwnd %u -> %u (cnp)\n", was, cw->pkts);
 }

@@ -522,6 +522,11 @@ const char *const mlx_hw_counter_names[] = {
 	[MLX_HW_CNT_DROP_QUEUE_FULL] = "rx_drop_queue_full",
 	[MLX_HW_CNT_TX_BACKOFF] = "tx_backoff",
 	[MLX_HW_CNT_CWND_SHRINKS] = "tx_window_shrinks",
+	/* ECN: mlx5's names (np: notification point, rp: reaction point). */
+	[MLX_HW_CNT_ECN_MARKED] = "np_ecn_marked_roce_packets",
+	[MLX_HW_CNT_CNP_SENT] = "np_cnp_sent",
+	[MLX_HW_CNT_CNP_HANDLED] = "rp_cnp_handled",
+	[MLX_HW_CNT_CNP_IGNORED] = "rp_cnp_ignored",
 	[MLX_HW_CNT_TX_NO_ROUTE] = "tx_no_route",
 	[MLX_HW_CNT_LO_DROPPED] = "lo_dropped",
 	[MLX_HW_CNT_LO_DUPLICATED] = "lo_duplicated",

@@ -38,6 +38,7 @@ enum mlx_hw_hdr {
 };
 
 #define MLX_HW_BTH_LEN		12
+#define MLX_HW_CNP_RSVD_LEN	16
 extern const u8 mlx_hw_hdr_len[MLX_HW_NUM_HDRS];
 
 /*
@@ -70,6 +71,8 @@ enum {
 	MLX_HW_M_RWQE = 1 << 20,	/* the message consumes a receive WQE */
 	MLX_HW_M_CMPSWP = 1 << 21,	/* atomic: compare and swap */
 
+	MLX_HW_M_CNP = 1 << 22,		/* RoCEv2 congestion notification */
+
 	MLX_HW_M_RC = 1 << 24,		/* transport of the opcode */
 	MLX_HW_M_UC = 1 << 25,
 	MLX_HW_M_UD = 1 << 26,
@@ -86,6 +89,8 @@ enum mlx_hw_opcode {
 	MLX_HW_TP_UC = 0x20,
 	MLX_HW_TP_UD = 0x60,
 	MLX_HW_TP_XRC = 0xa0,
+	/* RoCEv2 CNP (annex A17.9.3): BTH, 16 reserved bytes, ICRC. */
+	MLX_HW_OPC_CNP = 0x81,
 
 	MLX_HW_OPC_SEND_FIRST = 0x00,
 	MLX_HW_OPC_SEND_MIDDLE = 0x01,

@@ -161,6 +161,10 @@ enum mlx_hw_counter {
 	MLX_HW_CNT_DROP_QUEUE_FULL,
 	MLX_HW_CNT_TX_BACKOFF,
 	MLX_HW_CNT_CWND_SHRINKS,
+	MLX_HW_CNT_ECN_MARKED,
+	MLX_HW_CNT_CNP_SENT,
+	MLX_HW_CNT_CNP_HANDLED,
+	MLX_HW_CNT_CNP_IGNORED,
 	MLX_HW_CNT_TX_NO_ROUTE,
 	MLX_HW_CNT_LO_DROPPED,
 	MLX_HW_CNT_LO_DUPLICATED,
@@ -629,6 +633,12 @@ bool mlx_hw_cwnd_room(struct mlx_hw_qp *qp, u32 psn);
 bool mlx_hw_cwnd_ackreq(struct mlx_hw_qp *qp, u32 psn);
 void mlx_hw_cwnd_acked(struct mlx_hw_qp *qp, u32 npsn);
 void mlx_hw_cwnd_loss(struct mlx_hw_qp *qp, bool timeout);
+void mlx_hw_cwnd_cnp(struct mlx_hw_qp *qp);
+
+/* ecn.c */
+u8 mlx_hw_ecn_tos(const struct sk_buff *skb, u8 traffic_class);
+void mlx_hw_ecn_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb);
+void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, struct sk_buff *marked);
 
 /* req.c */
 void mlx_hw_requester(struct mlx_hw_qp *qp);

@@ -118,7 +118,7 @@ void mlx_hw_push_ip_udp(struct sk_buff *skb, const struct mlx_hw_av *av)
 		skb_reset_network_header(skb);
 		iph->version = 4;
 		iph->ihl = sizeof(*iph) / 4;
-		iph->tos = av->traffic_class;
+		iph->tos = mlx_hw_ecn_tos(skb, av->traffic_class);
 		iph->tot_len = htons(skb->len);
 		iph->id = 0;	/* DF set: an atomic datagram (RFC 6864) */
 		iph->frag_off = htons(IP_DF);
@@ -132,7 +132,8 @@ void mlx_hw_push_ip_udp(struct sk_buff *skb, const struct mlx_hw_av *av)
 		struct ipv6hdr *ip6h = skb_push(skb, sizeof(*ip6h));
 
 		skb_reset_network_header(skb);
-		ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
+		ip6_flow_hdr(ip6h, mlx_hw_ecn_tos(skb, av->traffic_class),
+			     htonl(av->flow_label));
 		ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 		ip6h->nexthdr = IPPROTO_UDP;
 		ip6h->hop_limit = ttl;

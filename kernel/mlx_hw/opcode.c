@@ -123,6 +123,12 @@ const u8 mlx_hw_hdr_len[MLX_HW_NUM_HDRS] = {
 #define MLX_HW_TP_XRC_M	MLX_HW_M_XRC
 
 const struct mlx_hw_opcode_info mlx_hw_opcode[256] = {
+	/* Its reserved bytes count as header: no payload, nothing to pad. */
+	[MLX_HW_OPC_CNP] = {
+		.name = "CNP",
+		.mask = MLX_HW_M_CNP,
+		.length = MLX_HW_BTH_LEN + MLX_HW_CNP_RSVD_LEN,
+	},
 	RC_LIKE(MLX_HW_TP_RC, 0, "RC_"),
 	RC_LIKE(MLX_HW_TP_XRC, MLX_HW_M_XRCETH, "XRC_"),
 

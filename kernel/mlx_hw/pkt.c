@@ -71,7 +71,8 @@ static void mlx_hw_count_tx(struct mlx_hw_dev *dev, const struct mlx_hw_pkt *pkt
 		kind = MLX_HW_CNT_TX_READ_RESPONSES;
 	else if (pkt->mask & (MLX_HW_M_ACK | MLX_HW_M_ATOMIC_ACK))
 		kind = MLX_HW_CNT_TX_ACKS;
-	mlx_hw_count(dev, kind, 1);
+	if (!(pkt->mask & MLX_HW_M_CNP))	/* counted by ecn.c */
+		mlx_hw_count(dev, kind, 1);
 	mlx_hw_count(dev, MLX_HW_CNT_TX_PACKETS, 1);
 	mlx_hw_count(dev, MLX_HW_CNT_TX_BYTES, pkt->paylen);
 }

@@ -29,6 +29,7 @@ struct mlx_hw_av {
 
 #define MLX_HW_PKT_LOOPBACK	(1 << 0)	/* no ICRC: never on a wire */
 #define MLX_HW_PKT_IPV6		(1 << 1)	/* network header is IPv6 */
+#define MLX_HW_PKT_CE		(1 << 2)	/* arrived marked CE (ecn.c) */
 
 /*
  * What the engine knows of a packet it works on, kept in skb->cb.  For a
@@ -145,6 +146,8 @@ struct mlx_hw_cwnd {
 	u32 pkts;			/* the window, MLX_HW_CWND_MIN.. */
 	u32 ssthresh;			/* below it, grow by what is acked */
 	u32 acked;			/* PSNs acked toward the next +1 */
+	u32 cnp_psn;			/* a CNP shrinks again once it is acked */
+	bool cnp_psn_valid;		/* a CNP shrank the window */
 };
 
 /* Send side: requester and completer, under qp->send_lock. */
@@ -362,6 +365,9 @@ struct mlx_hw_qp {
 	 * both locks).
 	 */
 	struct mlx_hw_sgl scratch;
+
+	/* ecn.c: no CNP before this ktime (ns); READ/WRITE_ONCE. */
+	u64 cnp_next_ns;
 
 	struct mlx_hw_req req;		/* send side, under send_lock */
 	struct mlx_hw_comp comp;	/* send side, under send_lock */

@@ -100,6 +100,12 @@ static enum mlx_hw_counter mlx_hw_rcv_check_qp(struct mlx_hw_qp *qp,
 	if (state != IBX_QPS_RTS && state != IBX_QPS_SQD &&
 	    !(state == IBX_QPS_RTR && (pkt->mask & MLX_HW_M_REQ)))
 		return MLX_HW_CNT_DROP_STATE;
+	/* A CNP is for a requester's congestion window (ecn.c). */
+	if (pkt->mask & MLX_HW_M_CNP) {
+		if (type != IB_UVERBS_QPT_RC && type != IB_UVERBS_QPT_XRC_INI)
+			return MLX_HW_CNT_DROP_TRANSPORT;
+		return mlx_hw_apm_rcv(qp, skb);
+	}
 	if (MLX_HW_OPC_TRANSPORT(pkt->opcode) != mlx_hw_qp_transport(type) ||
 	    (type == IB_UVERBS_QPT_XRC_INI && (pkt->mask & MLX_HW_M_REQ)) ||
 	    (type == IB_UVERBS_QPT_XRC_TGT && !(pkt->mask & MLX_HW_M_REQ)))
@@ -130,7 +136,8 @@ static enum mlx_hw_counter mlx_hw_qp_enqueue(struct mlx_hw_dev *dev,
 		kind = MLX_HW_CNT_RX_READ_RESPONSES;
 	else if (!req)
 		kind = MLX_HW_CNT_RX_ACKS;
-	mlx_hw_count(dev, kind, 1);
+	if (!(pkt->mask & MLX_HW_M_CNP))	/* counted when handled */
+		mlx_hw_count(dev, kind, 1);
 	mlx_hw_count(dev, MLX_HW_CNT_RX_PACKETS, 1);
 	mlx_hw_count(dev, MLX_HW_CNT_RX_BYTES, pkt->paylen);
 	mlx_hw_qp_dbg(qp, "rx %s psn %u len %u\n",
@@ -179,6 +186,7 @@ void mlx_hw_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb)
 	why = mlx_hw_rcv_check_hdr(skb);
 	if (why)
 		goto drop;
+	mlx_hw_ecn_rcv(dev, skb);
 	if (pkt->qpn == MLX_HW_MCAST_QPN) {
 		mlx_hw_pkt_gids(skb, NULL, &dgid);
 		if (!(pkt->mask & MLX_HW_M_UD) || !mlx_hw_gid_is_mcast(&dgid)) {

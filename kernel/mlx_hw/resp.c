@@ -721,6 +721,7 @@ void mlx_hw_responder(struct mlx_hw_qp *qp)
 		if (!skb)
 			break;
 		budget--;
+		mlx_hw_ecn_answer(qp, skb);
 		mlx_hw_resp_packet(qp, skb);
 		if (READ_ONCE(qp->state) == IBX_QPS_ERR)
 			break;
