@@ -20,9 +20,9 @@
 #define MLX_HW_CNP_INTERVAL_NS	(4 * NSEC_PER_USEC)
 
 /* The ECN field a packet leaves with: CNPs not ECN-capable, as mlx5's. */
-u8 mlx_hw_ecn_tos(const struct sk_buff *skb, u8 traffic_class)
+u8 mlx_hw_ecn_tos(struct sk_buff *skb, u8 traffic_class)
 {
-	u8 ecn = mlx_hw_pkt((struct sk_buff *)skb)->opcode == MLX_HW_OPC_CNP ?
+	u8 ecn = mlx_hw_pkt(skb)->opcode == MLX_HW_OPC_CNP ?
 		 INET_ECN_NOT_ECT : INET_ECN_ECT_0;
 
 	return (traffic_class & ~INET_ECN_MASK) | ecn;

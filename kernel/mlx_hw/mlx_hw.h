@@ -636,7 +636,7 @@ void mlx_hw_cwnd_loss(struct mlx_hw_qp *qp, bool timeout);
 void mlx_hw_cwnd_cnp(struct mlx_hw_qp *qp);
 
 /* ecn.c */
-u8 mlx_hw_ecn_tos(const struct sk_buff *skb, u8 traffic_class);
+u8 mlx_hw_ecn_tos(struct sk_buff *skb, u8 traffic_class);
 void mlx_hw_ecn_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb);
 void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, struct sk_buff *marked);
 
