@@ -538,6 +538,8 @@ const char *const mlx_hw_counter_names[] = {
 	[MLX_HW_CNT_DB_FALLBACKS] = "engine_db_fallbacks",
 	[MLX_HW_CNT_QPS_EXAMINED] = "engine_qps_examined",
 	[MLX_HW_CNT_QP_RUNS] = "engine_qp_runs",
+	[MLX_HW_CNT_YIELDS] = "engine_yields",
+	[MLX_HW_CNT_LATE_WAKES] = "engine_late_wakes",
 };
 static_assert(ARRAY_SIZE(mlx_hw_counter_names) == MLX_HW_NUM_COUNTERS);
 

@@ -240,10 +240,42 @@ static void mlx_hw_engine_sleep(struct mlx_hw_dev *dev)
 	}
 }
 
+/*
+ * How long the thread, idle and finding its CPU wanted, lets the other task
+ * run before it decides whether that task is a contender (still runnable)
+ * or was passing through (a kworker, RCU, a timer's work: gone), in steps
+ * of MLX_HW_YIELD_STEP_NS.  Under TCG such a kernel task runs 50-150 us.
+ */
+#define MLX_HW_YIELD_NS		(200 * NSEC_PER_USEC)
+#define MLX_HW_YIELD_STEP_NS	(50 * NSEC_PER_USEC)
+
+/*
+ * Leaves the CPU to the task that wants it for up to MLX_HW_YIELD_NS, with
+ * NEED_WAKEUP clear: posts meanwhile make no call, their ring entries wait
+ * for the look that follows.  A kick (work from the kernel side) ends it
+ * early.  True if the thread then had its CPU to itself (the other task
+ * ran and went, or the scheduler woke the thread on a CPU nobody wanted).
+ */
+static bool mlx_hw_engine_yield(struct mlx_hw_dev *dev)
+{
+	unsigned int step;
+
+	for (step = 0; step < MLX_HW_YIELD_NS / MLX_HW_YIELD_STEP_NS; step++) {
+		if (wait_event_interruptible_hrtimeout(dev->engine_wq,
+				atomic_read(&dev->kick) || kthread_should_stop(),
+				ns_to_ktime(MLX_HW_YIELD_STEP_NS)) != -ETIME)
+			return false;
+		if (single_task_running())
+			return true;
+	}
+	return false;
+}
+
 static int mlx_hw_engine_thread(void *arg)
 {
 	struct mlx_hw_dev *dev = arg;
 	u64 idle_since = local_clock(), now;
+	bool yielded = false;
 
 	while (!kthread_should_stop()) {
 		atomic_set(&dev->kick, 0);
@@ -258,16 +290,36 @@ static int mlx_hw_engine_thread(void *arg)
 		 * polling does): the spin would only delay the processes that
 		 * ring our doorbells, and WAKE serves them in their own context
 		 * instead (see mlx_hw_engine_wake()).
+		 *
+		 * But a task that wants the CPU for a moment (a kworker, RCU;
+		 * in a 6.12 guest with KFENCE one every few milliseconds) is
+		 * no contender.  Taken for one, it left a stream's engine
+		 * asleep in contended mode, a call per WR until a probe found
+		 * the CPU free, thousands of calls in a 20000-WR stream
+		 * (tests/provider/no-syscall.vmtest).  So the thread first
+		 * leaves the CPU to that task for a moment, and is contended
+		 * only if the CPU is still wanted after it (or a kick cut the
+		 * pause short).  Once until an idle look finds the CPU free
+		 * again: pollers that keep it busy cost one pause, not one per
+		 * look.
 		 */
 		now = local_clock();
-		if (!single_task_running()) {
-			WRITE_ONCE(dev->engine_contended, true);
-		} else if (now - idle_since <
-			   (u64)READ_ONCE(spin_us) * NSEC_PER_USEC) {
-			cond_resched();
+		if (single_task_running()) {
+			yielded = false;
+			if (now - idle_since <
+			    (u64)READ_ONCE(spin_us) * NSEC_PER_USEC) {
+				cond_resched();
+				continue;
+			}
+			WRITE_ONCE(dev->engine_contended, false);
+		} else if (!yielded) {
+			yielded = true;
+			mlx_hw_count(dev, MLX_HW_CNT_YIELDS, 1);
+			if (mlx_hw_engine_yield(dev))
+				yielded = false;
 			continue;
 		} else {
-			WRITE_ONCE(dev->engine_contended, false);
+			WRITE_ONCE(dev->engine_contended, true);
 		}
 
 		mlx_hw_engine_set_flags(dev, MLX_HW_ENGINE_NEED_WAKEUP);
@@ -358,15 +410,23 @@ void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 		if (!mlx_hw_engine_pass(dev, uctx, rung))
 			break;
 	if (READ_ONCE(dev->engine_contended) && !mlx_hw_engine_busy(dev)) {
+		/* Served here, the thread at most probed: inline either way. */
+		mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
 		now = local_clock();
-		if (now - READ_ONCE(dev->engine_probe) < MLX_HW_ENGINE_PROBE_NS) {
-			mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
+		if (now - READ_ONCE(dev->engine_probe) < MLX_HW_ENGINE_PROBE_NS)
 			return;
-		}
 		WRITE_ONCE(dev->engine_probe, now);
 		mlx_hw_engine_wake_thread(dev, MLX_HW_KICK_PROBE);
 		return;
 	}
+	/*
+	 * Woken already (by an earlier call, a probe or the kernel side) but
+	 * not yet running: NEED_WAKEUP stays set until the thread gets a CPU,
+	 * and each doorbell meanwhile costs a call.  Counted, since how long
+	 * that lasts is the scheduler's doing (and a host's, under a VM).
+	 */
+	if (atomic_read(&dev->kick))
+		mlx_hw_count(dev, MLX_HW_CNT_LATE_WAKES, 1);
 	mlx_hw_engine_kick(dev);
 }
 
