@@ -104,6 +104,20 @@ void mlx_hw_cwnd_acked(struct mlx_hw_qp *qp, u32 npsn)
 	}
 }
 
+/* Halves the window (not below the floor) and sets the threshold there. */
+static void mlx_hw_cwnd_halve(struct mlx_hw_qp *qp, const char *why)
+{
+	struct mlx_hw_cwnd *cw = &qp->req.cwnd;
+	u32 was = mlx_hw_cwnd_pkts(qp);
+
+	cw->ssthresh = max_t(u32, was / 2, MLX_HW_CWND_MIN);
+	cw->pkts = cw->ssthresh;
+	cw->acked = 0;
+	if (cw->pkts < was)
+		mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_CWND_SHRINKS, 1);
+	mlx_hw_qp_dbg(qp, "cwnd %u -> %u (%s)\n", was, cw->pkts, why);
+}
+
 /*
  * A loss: the completer is about to go back (a NAK, a response that shows
  * one lost, or the ACK timer).  Halve the window.  Not TCP's collapse to
@@ -114,16 +128,7 @@ void mlx_hw_cwnd_acked(struct mlx_hw_qp *qp, u32 npsn)
  */
 void mlx_hw_cwnd_loss(struct mlx_hw_qp *qp, bool timeout)
 {
-	struct mlx_hw_cwnd *cw = &qp->req.cwnd;
-	u32 was = mlx_hw_cwnd_pkts(qp);
-
-	cw->ssthresh = max_t(u32, was / 2, MLX_HW_CWND_MIN);
-	cw->pkts = cw->ssthresh;
-	cw->acked = 0;
-	if (cw->pkts < was)
-		mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_CWND_SHRINKS, 1);
-	mlx_hw_qp_dbg(qp, "cwnd %u -> %u (%s)\n", was, cw->pkts,
-		      timeout ? "timeout" : "nak");
+	mlx_hw_cwnd_halve(qp, timeout ? "timeout" : "nak");
 }
 
 /*
@@ -136,7 +141,6 @@ void mlx_hw_cwnd_cnp(struct mlx_hw_qp *qp)
 {
 	struct mlx_hw_cwnd *cw = &qp->req.cwnd;
 	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
-	u32 was = mlx_hw_cwnd_pkts(qp);
 
 	if (cw->cnp_psn_valid && mlx_hw_psn_diff(qp->comp.psn, cw->cnp_psn) < 0) {
 		mlx_hw_count(dev, MLX_HW_CNT_CNP_IGNORED, 1);
@@ -145,10 +149,5 @@ void mlx_hw_cwnd_cnp(struct mlx_hw_qp *qp)
 	mlx_hw_count(dev, MLX_HW_CNT_CNP_HANDLED, 1);
 	cw->cnp_psn = qp->req.psn_max;
 	cw->cnp_psn_valid = true;
-	cw->ssthresh = max_t(u32, was / 2, MLX_HW_CWND_MIN);
-	cw->pkts = cw->ssthresh;
-	cw->acked = 0;
-	if (cw->pkts < was)
-		mlx_hw_count(dev, MLX_HW_CNT_CWND_SHRINKS, 1);
-	mlx_hw_qp_dbg(qp, "cwnd %u -> %u (cnp)\n", was, cw->pkts);
+	mlx_hw_cwnd_halve(qp, "cnp");
 }

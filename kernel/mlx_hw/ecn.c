@@ -58,9 +58,7 @@ void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, struct sk_buff *marked)
 	u64 now;
 
 	if (!(mlx_hw_pkt(marked)->flags & MLX_HW_PKT_CE) ||
-	    (qp->ibx.qp_type != IB_UVERBS_QPT_RC &&
-	     qp->ibx.qp_type != IB_UVERBS_QPT_XRC_INI &&
-	     qp->ibx.qp_type != IB_UVERBS_QPT_XRC_TGT))
+	    !mlx_hw_qp_reliable(qp->ibx.qp_type))
 		return;
 	now = ktime_get_ns();
 	if (now < READ_ONCE(qp->cnp_next_ns))
