@@ -1,10 +1,22 @@
 # counters.sh - sourced by wire tests: hw_snapshot prints "name value" for
 # every hw_counter of $DEV's port 1, read without a fork per counter (a fork
-# costs in TCG).
+# costs in TCG).  Pair tests publish their deltas as "name delta" lines in
+# $sync/a and $sync/b; d and expect read them, expect sets fail=1.
 hw_snapshot() {
 	local f v
 	for f in /sys/class/infiniband/$DEV/ports/1/hw_counters/*; do
 		read -r v <"$f"
 		echo "${f##*/} $v"
 	done
+}
+d() {	# d SIDE NAME: the delta of counter NAME on SIDE
+	awk -v n="$2" '$1 == n {print $2; found = 1} END {if (!found) print "missing"}' "$sync/$1"
+}
+expect() {	# expect SIDE NAME OP VALUE: asserts "delta OP VALUE"
+	local v
+	v=$(d "$1" "$2")
+	if [ "$v" = missing ] || ! [ "$v" "$3" "$4" ]; then
+		echo "FAIL: $1's $2 moved by $v, expected $3 $4"
+		fail=1
+	fi
 }
