@@ -167,6 +167,38 @@ static int ibx_res_put_pid(struct sk_buff *msg, struct ibx_uobj *uo)
 	return 0;
 }
 
+/*
+ * A driver attribute is a name, then its value, flat in the entry's
+ * RDMA_NLDEV_ATTR_DRIVER nest, as ib_core lays them out: the rdma tool
+ * pairs each value with the string before it.
+ */
+int ibx_nl_put_driver_u32(struct sk_buff *msg, const char *name, u32 value)
+{
+	if (nla_put_string(msg, RDMA_NLDEV_ATTR_DRIVER_STRING, name) ||
+	    nla_put_u32(msg, RDMA_NLDEV_ATTR_DRIVER_U32, value))
+		return -EMSGSIZE;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ibx_nl_put_driver_u32);
+
+static int ibx_res_fill_qp_driver(struct sk_buff *msg, struct ibx_qp *qp)
+{
+	const struct ibx_device_ops *ops = qp->dev->ops;
+	struct nlattr *nest;
+
+	if (!ops->fill_res_qp_entry)
+		return 0;
+	nest = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (ops->fill_res_qp_entry(msg, qp)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 static int ibx_res_fill_qp(struct ibx_res_list *l, struct ibx_uobj *uo)
 {
 	struct ibx_qp *qp = uo->obj;
@@ -196,7 +228,9 @@ static int ibx_res_fill_qp(struct ibx_res_list *l, struct ibx_uobj *uo)
 	    nla_put_u8(msg, RDMA_NLDEV_ATTR_RES_STATE,
 		       READ_ONCE(qp->attr.qp_state)))
 		return -EMSGSIZE;
-	return ibx_res_put_pid(msg, uo);
+	if (ibx_res_put_pid(msg, uo))
+		return -EMSGSIZE;
+	return ibx_res_fill_qp_driver(msg, qp);
 }
 
 static int ibx_res_fill_cq(struct ibx_res_list *l, struct ibx_uobj *uo)

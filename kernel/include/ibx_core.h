@@ -604,6 +604,14 @@ struct ibx_device_ops {
 	int (*attach_mcast)(struct ibx_qp *qp, const union ibx_gid *gid, u16 lid);
 	int (*detach_mcast)(struct ibx_qp *qp, const union ibx_gid *gid, u16 lid);
 
+	/*
+	 * Optional: the driver's own attributes of a QP, which `rdma res show
+	 * qp -dd` prints (RDMA_NLDEV_ATTR_DRIVER), each added with
+	 * ibx_nl_put_driver_u32().  Under the QP file's cmd_mutex: the QP
+	 * stays, its data path runs on.  0, or -EMSGSIZE when @msg is full.
+	 */
+	int (*fill_res_qp_entry)(struct sk_buff *msg, struct ibx_qp *qp);
+
 	/* Optional sysfs ports/N/hw_counters: names, and a snapshot of values. */
 	const char *const *hw_counter_names;
 	unsigned int num_hw_counters;
@@ -674,6 +682,9 @@ int ibx_get_gid(struct ibx_device *dev, u32 port, unsigned int index,
 		union ibx_gid *gid, enum ibx_gid_type *type);
 
 /* Events, from any context. */
+/* One driver attribute of a resource (ops->fill_res_qp_entry). */
+int ibx_nl_put_driver_u32(struct sk_buff *msg, const char *name, u32 value);
+
 void ibx_cq_completion(struct ibx_cq *cq);	/* completion channel event */
 void ibx_cq_event(struct ibx_cq *cq, enum ibx_event_type type);
 void ibx_qp_event(struct ibx_qp *qp, enum ibx_event_type type);

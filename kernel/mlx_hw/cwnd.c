@@ -3,7 +3,8 @@
  * cwnd.c - the congestion window of a reliable requester (docs/wire.md
  * 14.3.1): how many PSNs it may have sent and not seen acknowledged, and
  * where it asks for an ACK.  A leaf: req.c asks it for room, comp.c tells it
- * of progress and loss; it calls neither back.  Under qp->send_lock.
+ * of progress and loss; it calls neither back.  Under qp->send_lock;
+ * `rdma res show qp -dd` reads it without.
  *
  * A link without flow control (a virtual NIC, a socket between two QEMUs,
  * a netem qdisc) drops what overflows its buffers, and go-back-N answers
@@ -150,4 +151,31 @@ void mlx_hw_cwnd_cnp(struct mlx_hw_qp *qp)
 	cw->cnp_psn = qp->req.psn_max;
 	cw->cnp_psn_valid = true;
 	mlx_hw_cwnd_halve(qp, "cnp");
+}
+
+/*
+ * `rdma res show qp -dd` (ops->fill_res_qp_entry): a requester's window in
+ * force, its threshold, the PSNs it has out unacknowledged and the
+ * retries it has spent since the last progress.  Read without send_lock:
+ * a snapshot, which the next packet may change.
+ */
+int mlx_hw_fill_res_qp_entry(struct sk_buff *msg, struct ibx_qp *ibqp)
+{
+	struct mlx_hw_qp *qp = to_mqp(ibqp);
+	u32 unacked;
+
+	if (ibqp->qp_type != IB_UVERBS_QPT_RC &&
+	    ibqp->qp_type != IB_UVERBS_QPT_XRC_INI)
+		return 0;
+	unacked = READ_ONCE(qp->req.psn_max) - READ_ONCE(qp->comp.psn);
+	if (ibx_nl_put_driver_u32(msg, "tx_window",
+				  min(READ_ONCE(qp->req.cwnd.pkts),
+				      mlx_hw_cwnd_max())) ||
+	    ibx_nl_put_driver_u32(msg, "tx_ssthresh",
+				  READ_ONCE(qp->req.cwnd.ssthresh)) ||
+	    ibx_nl_put_driver_u32(msg, "tx_unacked",
+				  unacked & MLX_HW_PSN_MASK) ||
+	    ibx_nl_put_driver_u32(msg, "retries", READ_ONCE(qp->comp.retries)))
+		return -EMSGSIZE;
+	return 0;
 }

@@ -176,6 +176,7 @@ const struct ibx_device_ops mlx_hw_ops = {
 	.destroy_ah = mlx_hw_destroy_ah,
 	.attach_mcast = mlx_hw_attach_mcast,
 	.detach_mcast = mlx_hw_detach_mcast,
+	.fill_res_qp_entry = mlx_hw_fill_res_qp_entry,
 
 	.hw_counter_names = mlx_hw_counter_names,
 	.num_hw_counters = MLX_HW_NUM_COUNTERS,
