@@ -167,10 +167,17 @@ static int ibx_res_put_pid(struct sk_buff *msg, struct ibx_uobj *uo)
 	return 0;
 }
 
-/*
- * A driver attribute is a name, then its value, flat in the entry's
- * RDMA_NLDEV_ATTR_DRIVER nest, as ib_core lays them out: the rdma tool
- * pairs each value with the string before it.
+/**
+ * ibx_nl_put_driver_u32() - add one driver attribute to a resource entry
+ * @msg: the message ops->fill_res_qp_entry() fills
+ * @name: the attribute's name (the rdma tool prints it as drv_NAME)
+ * @value: its value
+ *
+ * A name, then its value, flat in the entry's RDMA_NLDEV_ATTR_DRIVER
+ * nest, as ib_core lays them out: the rdma tool pairs each value with the
+ * string before it.  Any context.
+ *
+ * Return: 0, or -EMSGSIZE when @msg is full.
  */
 int ibx_nl_put_driver_u32(struct sk_buff *msg, const char *name, u32 value)
 {
