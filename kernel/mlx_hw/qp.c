@@ -351,12 +351,24 @@ err_buf:
 	return err;
 }
 
+/*
+ * Sets the state the data path reads.  In ERR the flush must see every
+ * receive posted from then on, so the provider is told to ring for RQ
+ * posts (MLX_HW_QP_DB_RING_RQ; RESET zeroes the doorbell record again).
+ */
+static void mlx_hw_qp_set_state(struct mlx_hw_qp *qp, int state)
+{
+	WRITE_ONCE(qp->state, state);
+	if (state == IBX_QPS_ERR && qp->rq)
+		WRITE_ONCE(qp->db->flags, cpu_to_le32(MLX_HW_QP_DB_RING_RQ));
+}
+
 /* Moves a QP to ERR from the data path; the engine flushes its queues. */
 void mlx_hw_qp_to_err(struct mlx_hw_qp *qp)
 {
 	if (READ_ONCE(qp->state) == IBX_QPS_ERR)
 		return;
-	WRITE_ONCE(qp->state, IBX_QPS_ERR);
+	mlx_hw_qp_set_state(qp, IBX_QPS_ERR);
 	/* QUERY_QP must report the state the QP is really in. */
 	WRITE_ONCE(qp->ibx.attr.qp_state, IBX_QPS_ERR);
 	mlx_hw_qp_schedule(qp);
@@ -535,8 +547,8 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 		 * ERR (and SQE, which this model treats as ERR): the engine
 		 * flushes the outstanding WQEs once it runs the QP.
 		 */
-		WRITE_ONCE(qp->state, attr->qp_state == IBX_QPS_SQE ?
-				      IBX_QPS_ERR : attr->qp_state);
+		mlx_hw_qp_set_state(qp, attr->qp_state == IBX_QPS_SQE ?
+					IBX_QPS_ERR : attr->qp_state);
 	}
 out:
 	mutex_unlock(&qp->recv_lock);

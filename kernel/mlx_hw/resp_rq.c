@@ -271,6 +271,13 @@ bool mlx_hw_resp_flush(struct mlx_hw_qp *qp)
 	mlx_hw_resp_reset(qp);
 	if (qp->ibx.srq || qp->db_corrupt)
 		return did;
+	/*
+	 * MLX_HW_QP_DB_RING_RQ, set when the QP entered ERR, is visible
+	 * before rq_pi is read: pairs with the provider's full barrier
+	 * between its rq_pi store and its flags load, so a post this read
+	 * misses rings the doorbell and runs the flush again.
+	 */
+	smp_mb();
 	pi = le32_to_cpu(READ_ONCE(qp->db->rq_pi));
 	if (pi - qp->rq_ci > qp->rq_wqe_cnt)
 		return did;

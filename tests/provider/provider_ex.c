@@ -4,7 +4,8 @@
  * between QPs of one context: the extended CQ (start/next/end_poll and the
  * read_* accessors), the ibv_wr_* builder (batches, inline lists, abort,
  * poisoned batches), queue-full handling, owner-bit wrap of a small CQ,
- * SRQ ring wrap, UD with a userspace AH, and solicited-only arming.
+ * SRQ ring wrap, UD with a userspace AH, solicited-only arming, and
+ * receive posts that make no system call.
  *
  *   provider_ex [-d DEV] [-g GID_INDEX] [SECTION...]  exit 0 iff all passed
  *   provider_ex [-d DEV] [-g GID_INDEX] -s N   stream N RDMA WRITEs
@@ -18,6 +19,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <infiniband/verbs.h>
 #include "check.h"
 
@@ -477,6 +484,93 @@ static int test_solicited(void *arg)
 }
 
 /*
+ * Kills the calling process at its first ioctl(), write() or writev(): the
+ * calls a provider could make into the kernel on a post.  For good: only
+ * for a child that exits after the calls it checks.
+ */
+static int forbid_calls(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_write, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_writev, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/*
+ * A receive post makes no system call (PRM 3): the engine reads rq_pi when
+ * a message arrives.  A child posts receives with every call into the
+ * kernel fatal, after the engine had time to fall asleep (a post that
+ * rang would then call WAKE); the receives are real, as the flush at ERR
+ * shows.  In ERR a post must reach the engine (MLX_HW_QP_DB_RING_RQ): a
+ * QP already in ERR flushes what is posted to it.  Only the child posts
+ * to b: its queue indices are the child's copy of the provider's state.
+ */
+static int test_rq_no_call(void *arg)
+{
+	(void)arg;
+	struct ibv_cq_ex *cq = cq_ex(64, NULL);
+	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp *a, *b, *c;
+	struct cqe e[8];
+	pid_t pid;
+	int st, i;
+
+	CHECK(cq, "cq_ex");
+	a = qp_ex(ibv_cq_ex_to_cq(cq), IBV_QPT_RC, 8, NULL);
+	b = qp_ex(ibv_cq_ex_to_cq(cq), IBV_QPT_RC, 8, NULL);
+	c = qp_ex(ibv_cq_ex_to_cq(cq), IBV_QPT_RC, 8, NULL);
+	SETUP(a && b && c && !qp_connect(a, b->qp_num) &&
+	      !qp_connect(b, a->qp_num), "qps: %s", strerror(errno));
+	usleep(100000);		/* past any engine's idle spin: it sleeps */
+	pid = fork();
+	SETUP(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		if (forbid_calls())
+			_exit(2);
+		for (i = 0; i < 8; i++)
+			if (post_recv(b, NULL, 256 * i, 256, 200 + i))
+				_exit(3);
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	      "child posting receives: %s %d (SIGSYS: a post called the kernel)",
+	      WIFSIGNALED(st) ? "signal" : "exit status",
+	      WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	CHECK(!ibv_modify_qp(b, &err, IBV_QP_STATE), "b to ERR");
+	CHECK(!poll_ex(cq, e, 8), "flush of the child's receives");
+	for (i = 0; i < 8; i++)
+		CHECK(e[i].status == IBV_WC_WR_FLUSH_ERR &&
+		      e[i].wr_id == (uint64_t)(200 + i) && e[i].qp_num == b->qp_num,
+		      "flushed %d: wr_id %llu status %d", i,
+		      (unsigned long long)e[i].wr_id, e[i].status);
+
+	CHECK(!ibv_modify_qp(c, &err, IBV_QP_STATE), "c to ERR");
+	usleep(100000);
+	for (i = 0; i < 4; i++)
+		SETUP(!post_recv(c, NULL, 0, 64, 300 + i), "recv in ERR");
+	CHECK(!poll_ex(cq, e, 4), "flush of receives posted in ERR");
+	for (i = 0; i < 4; i++)
+		CHECK(e[i].status == IBV_WC_WR_FLUSH_ERR &&
+		      e[i].wr_id == (uint64_t)(300 + i), "flushed in ERR %d", i);
+	CHECK(!expect_empty(cq), "more completions than receives");
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_qp(c);
+	ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
+	return 0;
+}
+
+/*
  * Streams @n RDMA WRITEs, every 16th signaled, keeping up to 64 in flight:
  * with work always queued the engine never sleeps, so the posting path
  * should make (almost) no system call; the caller counts them with strace.
@@ -537,6 +631,7 @@ int main(int argc, char *argv[])
 		{ "wrap_srq", test_wrap_srq, true },
 		{ "ud", test_ud, true },
 		{ "solicited", test_solicited, true },
+		{ "rq_no_call", test_rq_no_call, true },
 	};
 	struct ibv_device **list;
 	int opt, i, ret, n_stream = 0;

@@ -72,7 +72,17 @@ int mlx_hw_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	if (posted)
 		mlx_hw_wq_publish(&qp->rq);
 	pthread_spin_unlock(&qp->rq.lock);
-	if (posted)
+	if (!posted)
+		return ret;
+	/*
+	 * The engine reads rq_pi when a message arrives: no doorbell, no
+	 * system call.  Only a QP in ERR wants one, for its flush (PRM 3).
+	 * Full barrier: the rq_pi store before the flags load; pairs with
+	 * the engine's barrier between setting the flag and reading rq_pi.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (le32toh(__atomic_load_n(&qp->db->flags, __ATOMIC_RELAXED)) &
+	    MLX_HW_QP_DB_RING_RQ)
 		mlx_hw_ring_doorbell(ibqp->context, MLX_HW_DB_KIND_QP,
 				     ibqp->qp_num);
 	return ret;

@@ -79,7 +79,16 @@ struct mlx_hw_qp_db {
 	__le32 rq_pi;		/* user: next RQ WQE index to be written */
 	__le32 sq_ci;		/* engine: SQ slots below this are free again */
 	__le32 rq_ci;		/* engine: RQ slots below this are free again */
+	__le32 flags;		/* engine: MLX_HW_QP_DB_* */
 };
+
+/*
+ * flags: an RQ post must ring the doorbell (push a ring entry, then the
+ * NEED_WAKEUP check) only while this is set, that is while the QP is in
+ * ERR and the engine flushes what is posted.  Otherwise the engine reads
+ * rq_pi when a message arrives, and a receive post makes no system call.
+ */
+#define MLX_HW_QP_DB_RING_RQ	(1u << 0)
 
 struct mlx_hw_srq_db {
 	__le32 pi;		/* user */
