@@ -7,9 +7,10 @@
  * to MIGRATED), the requester makes when its retries on the primary path
  * run out, and the responder makes when the peer shows it has migrated.
  *
- * The paths and the state change under both QP locks (modify_qp, the
- * completer, the service of a migration the peer asked for); recv.c
- * looks at them without, as it does at the primary path.
+ * The paths and the state change in a path write section (qp.h:
+ * path_lock, path_seq): modify_qp, the completer, the service of a
+ * migration the peer asked for.  recv.c compares a packet's source with
+ * them in a read section.
  */
 #include "mlx_hw.h"
 
@@ -41,7 +42,8 @@ static void mlx_hw_path_from_attr(struct mlx_hw_path *path,
 }
 
 /*
- * Puts the alternate path in the primary's place; both locks held.  After
+ * Puts the alternate path in the primary's place; in a path write
+ * section.  After
  * a migration both are the same path (IBA 17.2.8) until the consumer
  * loads another.  An alternate path whose source GID has gone from the
  * table cannot be used: Path Migration Error, and the QP stays on its
@@ -51,6 +53,7 @@ static bool mlx_hw_apm_switch(struct mlx_hw_qp *qp)
 {
 	struct mlx_hw_path alt = qp->alt;
 
+	lockdep_assert_held(&qp->path_lock);
 	if (mlx_hw_path_resolve(qp, &alt)) {
 		mlx_hw_qp_dbg(qp, "apm: alternate path unusable\n");
 		WRITE_ONCE(qp->mig_state, IBX_MIG_REARM);
@@ -61,7 +64,7 @@ static bool mlx_hw_apm_switch(struct mlx_hw_qp *qp)
 	qp->av = alt.av;
 	qp->pkey_index = alt.pkey_index;
 	qp->port = alt.port;
-	qp->timeout = alt.timeout;
+	WRITE_ONCE(qp->timeout, alt.timeout);
 	qp->alt = alt;
 	WRITE_ONCE(qp->mig_state, IBX_MIG_MIGRATED);
 	mlx_hw_qp_dbg(qp, "apm: migrated\n");
@@ -71,7 +74,7 @@ static bool mlx_hw_apm_switch(struct mlx_hw_qp *qp)
 
 /*
  * The checks of a modify_qp that loads an alternate path or sets the
- * migration state, before anything changes; both locks held.  The core
+ * migration state, before anything changes; both sides paused.  The core
  * has checked the transition table and the value (MIGRATED or REARM).
  */
 int mlx_hw_apm_check(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
@@ -112,10 +115,11 @@ int mlx_hw_apm_check(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
 	}
 }
 
-/* What a checked modify_qp changes here; both locks held. */
+/* What a checked modify_qp changes here; both sides paused. */
 void mlx_hw_apm_modify(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
 		       u32 mask)
 {
+	mlx_hw_path_write_begin(qp);
 	if (mask & IBX_QP_PKEY_INDEX)
 		qp->pkey_index = attr->pkey_index;
 	if (mask & IBX_QP_PORT)
@@ -131,24 +135,41 @@ void mlx_hw_apm_modify(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
 	 */
 	if (qp->has_alt && (mask & (IBX_QP_ALT_PATH | IBX_QP_DEST_QPN)))
 		mlx_hw_path_resolve(qp, &qp->alt);
-	if (!(mask & IBX_QP_PATH_MIG_STATE))
-		return;
-	if (attr->path_mig_state == IBX_MIG_MIGRATED) {
-		mlx_hw_apm_switch(qp);
-		return;
+	if (mask & IBX_QP_PATH_MIG_STATE) {
+		if (attr->path_mig_state == IBX_MIG_MIGRATED) {
+			mlx_hw_apm_switch(qp);
+		} else {
+			/* REARM: ARMED once a packet shows the peer rearmed. */
+			clear_bit(MLX_HW_MIG_PEER, &qp->mig_flags);
+			WRITE_ONCE(qp->mig_state, IBX_MIG_REARM);
+		}
 	}
-	/* REARM: ARMED once a packet shows that the peer is rearmed too. */
-	clear_bit(MLX_HW_MIG_PEER, &qp->mig_flags);
-	WRITE_ONCE(qp->mig_state, IBX_MIG_REARM);
+	mlx_hw_path_write_end(qp);
 }
 
-/* RESET forgets the alternate path (IBA 10.3.1); both locks held. */
+/* RESET forgets the alternate path (IBA 10.3.1); both sides paused. */
 void mlx_hw_apm_reset(struct mlx_hw_qp *qp)
 {
+	mlx_hw_path_write_begin(qp);
 	WRITE_ONCE(qp->mig_state, IBX_MIG_MIGRATED);
 	WRITE_ONCE(qp->has_alt, false);
 	qp->mig_flags = 0;
 	memset(&qp->alt, 0, sizeof(qp->alt));
+	mlx_hw_path_write_end(qp);
+}
+
+/* Whether @sgid is the peer's GID of the primary path, or of the alternate. */
+static void mlx_hw_apm_match(struct mlx_hw_qp *qp, const union ibx_gid *sgid,
+			     bool *primary, bool *alt)
+{
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&qp->path_seq);
+		*primary = !memcmp(sgid, &qp->av.dgid, sizeof(*sgid));
+		*alt = READ_ONCE(qp->has_alt) &&
+		       !memcmp(sgid, &qp->alt.av.dgid, sizeof(*sgid));
+	} while (read_seqcount_retry(&qp->path_seq, seq));
 }
 
 /*
@@ -157,19 +178,19 @@ void mlx_hw_apm_reset(struct mlx_hw_qp *qp)
  * or ARMED, of the alternate one.  Then the receiving half of the state
  * machine: MigReq 0 (the peer is REARM or ARMED) arms a QP in REARM;
  * MigReq 1 on the alternate path (the peer migrated) makes an ARMED QP
- * follow, at its next service.  No locks: never sleeps.
+ * follow, at its next service.  Any context: never sleeps.
  */
 enum mlx_hw_counter mlx_hw_apm_rcv(struct mlx_hw_qp *qp, struct sk_buff *skb)
 {
 	int mig = READ_ONCE(qp->mig_state);
 	bool migreq = mlx_hw_bth_mig(skb->data);
+	bool on_primary, on_alt;
 	union ibx_gid sgid;
-	bool on_alt;
 
 	mlx_hw_pkt_gids(skb, &sgid, NULL);
-	on_alt = mig != IBX_MIG_MIGRATED && READ_ONCE(qp->has_alt) &&
-		 !memcmp(&sgid, &qp->alt.av.dgid, sizeof(sgid));
-	if (!on_alt && memcmp(&sgid, &qp->av.dgid, sizeof(sgid)))
+	mlx_hw_apm_match(qp, &sgid, &on_primary, &on_alt);
+	on_alt &= mig != IBX_MIG_MIGRATED;
+	if (!on_alt && !on_primary)
 		return MLX_HW_CNT_DROP_ADDR;
 	if (mig == IBX_MIG_REARM && !migreq) {
 		if (cmpxchg(&qp->mig_state, IBX_MIG_REARM, IBX_MIG_ARMED) ==
@@ -191,22 +212,21 @@ void mlx_hw_apm_service(struct mlx_hw_qp *qp)
 
 	if (!test_bit(MLX_HW_MIG_PEER, &qp->mig_flags))
 		return;
-	mutex_lock(&qp->send_lock);
-	mutex_lock(&qp->recv_lock);
+	mlx_hw_path_write_begin(qp);
 	state = READ_ONCE(qp->state);
 	if (test_and_clear_bit(MLX_HW_MIG_PEER, &qp->mig_flags) &&
 	    READ_ONCE(qp->mig_state) == IBX_MIG_ARMED &&
 	    (state == IBX_QPS_RTR || state == IBX_QPS_RTS ||
 	     state == IBX_QPS_SQD))
 		mlx_hw_apm_switch(qp);
-	mutex_unlock(&qp->recv_lock);
-	mutex_unlock(&qp->send_lock);
+	mlx_hw_path_write_end(qp);
 }
 
 /*
- * The requester used up retry_cnt on the primary path; send_lock held.
- * IBA 17.2.8: an ARMED QP then migrates and goes on over the alternate
- * path (true); otherwise the WQE fails with the retry error as usual.
+ * The requester used up retry_cnt on the primary path; the send side
+ * owned.  IBA 17.2.8: an ARMED QP then migrates and goes on over the
+ * alternate path (true); otherwise the WQE fails with the retry error as
+ * usual.
  */
 bool mlx_hw_apm_retries_exhausted(struct mlx_hw_qp *qp)
 {
@@ -214,10 +234,10 @@ bool mlx_hw_apm_retries_exhausted(struct mlx_hw_qp *qp)
 
 	if (READ_ONCE(qp->mig_state) != IBX_MIG_ARMED)
 		return false;
-	mutex_lock(&qp->recv_lock);
+	mlx_hw_path_write_begin(qp);
 	if (READ_ONCE(qp->mig_state) == IBX_MIG_ARMED)
 		migrated = mlx_hw_apm_switch(qp);
-	mutex_unlock(&qp->recv_lock);
+	mlx_hw_path_write_end(qp);
 	return migrated;
 }
 
@@ -234,8 +254,7 @@ void mlx_hw_query_qp(struct ibx_qp *ibqp, struct ibx_qp_attr *attr)
 
 	if (!mlx_hw_qp_has_paths(ibqp->qp_type))
 		return;
-	mutex_lock(&qp->send_lock);
-	mutex_lock(&qp->recv_lock);
+	spin_lock_bh(&qp->path_lock);
 	attr->path_mig_state = READ_ONCE(qp->mig_state);
 	attr->ah_attr = qp->ah;
 	attr->pkey_index = qp->pkey_index;
@@ -247,6 +266,5 @@ void mlx_hw_query_qp(struct ibx_qp *ibqp, struct ibx_qp_attr *attr)
 		attr->alt_port_num = qp->alt.port;
 		attr->alt_timeout = qp->alt.timeout;
 	}
-	mutex_unlock(&qp->recv_lock);
-	mutex_unlock(&qp->send_lock);
+	spin_unlock_bh(&qp->path_lock);
 }

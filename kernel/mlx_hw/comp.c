@@ -7,7 +7,7 @@
  * waits for, NAKs and the ACK timeout send the requester back to a PSN
  * (go-back-N, bounded by retry_cnt and rnr_retry), and the other NAKs
  * complete a WQE in error.  WQEs then complete strictly in SQ order.
- * Also the flush of a QP in ERR.  Runs under qp->send_lock.
+ * Also the flush of a QP in ERR.  Runs with qp->send_side owned (side.c).
  */
 #include <linux/ktime.h>
 #include "mlx_hw.h"
@@ -216,7 +216,7 @@ static void mlx_hw_comp_progress(struct mlx_hw_qp *qp, u32 old_psn)
 	comp->retry_pending = false;
 	if (mlx_hw_psn_diff(qp->req.psn_max, comp->psn) > 0) {
 		comp->timeout_at = ktime_get_ns() +
-				   mlx_hw_ack_timeout_ns(qp->timeout);
+				   mlx_hw_ack_timeout_ns(READ_ONCE(qp->timeout));
 		mlx_hw_qp_arm_timer(qp, comp->timeout_at);
 	} else {
 		comp->timeout_at = 0;
@@ -288,7 +288,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_check_psn(struct mlx_hw_qp *qp,
 	 */
 	if (qp->comp.timeout_at)
 		qp->comp.timeout_at = ktime_get_ns() +
-				      mlx_hw_ack_timeout_ns(qp->timeout);
+				      mlx_hw_ack_timeout_ns(READ_ONCE(qp->timeout));
 	if (!(c->pkt->mask & (MLX_HW_M_READ_RESP | MLX_HW_M_ATOMIC_ACK)))
 		return MLX_HW_COMP_CHECK_ACK;
 	/* A READ response or atomic ACK implicitly acknowledges all before. */
@@ -361,13 +361,13 @@ static enum mlx_hw_comp_state mlx_hw_comp_check_ack(struct mlx_hw_qp *qp,
 }
 
 /*
- * Resolves the local data of @w into qp->scratch for writing (READ data,
- * atomic result) and places a cursor @off bytes in.  0 or -EACCES.
+ * Resolves the local data of @w into qp->comp_scratch for writing (READ
+ * data, atomic result) and places a cursor @off bytes in.  0 or -EACCES.
  */
 static int mlx_hw_comp_local(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
 			     u32 off, struct mlx_hw_cursor *cur)
 {
-	struct mlx_hw_sgl *sgl = &qp->scratch;
+	struct mlx_hw_sgl *sgl = &qp->comp_scratch;
 	u32 i;
 
 	mlx_hw_sgl_init(sgl);
@@ -402,7 +402,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 	if (!err && pkt->paylen)
 		err = mlx_hw_copy_from_skb(&cur, c->skb, pkt->hdrlen,
 					   pkt->paylen);
-	mlx_hw_sgl_release(&qp->scratch);
+	mlx_hw_sgl_release(&qp->comp_scratch);
 	if (err) {
 		qp->comp.status = MLX_HW_WC_LOC_PROT_ERR;
 		return MLX_HW_COMP_ERROR;
@@ -424,7 +424,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_atomic(struct mlx_hw_qp *qp,
 	err = mlx_hw_comp_local(qp, c->w, 0, &cur);
 	if (!err)
 		err = mlx_hw_copy_from_kbuf(&cur, &orig, sizeof(orig));
-	mlx_hw_sgl_release(&qp->scratch);
+	mlx_hw_sgl_release(&qp->comp_scratch);
 	if (err) {
 		qp->comp.status = MLX_HW_WC_LOC_PROT_ERR;
 		return MLX_HW_COMP_ERROR;
@@ -590,13 +590,14 @@ static void mlx_hw_comp_timeout(struct mlx_hw_qp *qp)
 
 /*
  * Runs the completer: the responses that arrived, the ACK timer, and the
- * completion of what is done; send_lock held, QP in RTS or SQD.
+ * completion of what is done; the send side owned, QP in RTS or SQD.
  */
 void mlx_hw_completer(struct mlx_hw_qp *qp)
 {
 	unsigned int budget = MLX_HW_PKT_BUDGET;
 	struct sk_buff *skb;
 
+	mlx_hw_side_assert_owned(&qp->send_side);
 	while (budget && (skb = skb_dequeue(&qp->comp_pkts))) {
 		mlx_hw_ecn_answer(qp, skb);
 		mlx_hw_comp_packet(qp, skb);

@@ -125,7 +125,7 @@ int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
 		if (err)
 			goto err_region;
 	}
-	err = xa_alloc_cyclic(&dev->cq_xa, &cqn, NULL,
+	err = xa_alloc_cyclic_bh(&dev->cq_xa, &cqn, NULL,
 			      XA_LIMIT(1, MLX_HW_MAX_CQ), &dev->cq_next,
 			      GFP_KERNEL);
 	if (err < 0) {
@@ -144,11 +144,11 @@ int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
 		goto err_xa;
 	ibcq->cqe = cq->entries;
 	/* Published last: from now on its ring entries find it. */
-	xa_store(&dev->cq_xa, cq->cqn, cq, GFP_KERNEL);
+	xa_store_bh(&dev->cq_xa, cq->cqn, cq, GFP_KERNEL);
 	return 0;
 
 err_xa:
-	xa_erase(&dev->cq_xa, cq->cqn);
+	xa_erase_bh(&dev->cq_xa, cq->cqn);
 err_mmap:
 	if (ibcq->uctx)
 		mlx_hw_mmap_remove(to_muctx(ibcq->uctx), cq->mmap_key);
@@ -162,7 +162,7 @@ void mlx_hw_destroy_cq(struct ibx_cq *ibcq)
 	struct mlx_hw_dev *dev = to_mdev(ibcq->dev);
 	struct mlx_hw_cq *cq = to_mcq(ibcq);
 
-	xa_erase(&dev->cq_xa, cq->cqn);
+	xa_erase_bh(&dev->cq_xa, cq->cqn);
 	mlx_hw_obj_drain(&cq->obj);
 	if (ibcq->uctx)
 		mlx_hw_mmap_remove(to_muctx(ibcq->uctx), cq->mmap_key);

@@ -3,7 +3,7 @@
  * cwnd.c - the congestion window of a reliable requester (docs/wire.md
  * 14.3.1): how many PSNs it may have sent and not seen acknowledged, and
  * where it asks for an ACK.  A leaf: req.c asks it for room, comp.c tells it
- * of progress and loss; it calls neither back.  Under qp->send_lock;
+ * of progress and loss; it calls neither back.  The send side owned;
  * `rdma res show qp -dd` reads it without.
  *
  * A link without flow control (a virtual NIC, a socket between two QEMUs,
@@ -156,7 +156,7 @@ void mlx_hw_cwnd_cnp(struct mlx_hw_qp *qp)
 /*
  * `rdma res show qp -dd` (ops->fill_res_qp_entry): a requester's window in
  * force, its threshold, the PSNs it has out unacknowledged and the
- * retries it has spent since the last progress.  Read without send_lock:
+ * retries it has spent since the last progress.  Read without owning:
  * a snapshot, which the next packet may change.
  */
 int mlx_hw_fill_res_qp_entry(struct sk_buff *msg, struct ibx_qp *ibqp)

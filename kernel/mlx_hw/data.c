@@ -378,13 +378,13 @@ int mlx_hw_atomic(struct mlx_hw_seg *seg, bool cmp_swp, u64 swap_add,
 		return -EINVAL;
 	map = kmap_local_page(page);
 	p = (u64 *)(map + off);
-	spin_lock(&mlx_hw_atomic_lock);
+	spin_lock_bh(&mlx_hw_atomic_lock);
 	*orig = READ_ONCE(*p);
 	if (!cmp_swp)
 		WRITE_ONCE(*p, *orig + swap_add);
 	else if (*orig == compare)
 		WRITE_ONCE(*p, swap_add);
-	spin_unlock(&mlx_hw_atomic_lock);
+	spin_unlock_bh(&mlx_hw_atomic_lock);
 	kunmap_local(map);
 	return 0;
 }

@@ -54,6 +54,7 @@ void mlx_hw_ecn_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb)
 void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, struct sk_buff *marked)
 {
 	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
+	struct mlx_hw_av av;
 	struct sk_buff *skb;
 	u64 now;
 
@@ -64,10 +65,11 @@ void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, struct sk_buff *marked)
 	if (now < READ_ONCE(qp->cnp_next_ns))
 		return;
 	WRITE_ONCE(qp->cnp_next_ns, now + MLX_HW_CNP_INTERVAL_NS);
-	skb = mlx_hw_pkt_alloc(qp, &qp->av, MLX_HW_OPC_CNP, 0, false);
+	skb = mlx_hw_pkt_alloc(qp, MLX_HW_OPC_CNP, 0, false);
 	if (!skb)
 		return;
 	mlx_hw_pkt_bth(skb, qp, qp->dest_qpn, false, false, 0);
-	if (!mlx_hw_pkt_xmit(qp, &qp->av, skb))
+	mlx_hw_qp_av(qp, &av);
+	if (!mlx_hw_pkt_xmit(qp, &av, skb))
 		mlx_hw_count(dev, MLX_HW_CNT_CNP_SENT, 1);
 }

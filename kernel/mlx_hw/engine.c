@@ -77,14 +77,12 @@ void mlx_hw_qp_schedule(struct mlx_hw_qp *qp)
 		mlx_hw_engine_kick(dev);
 }
 
-/* Runs one QP: what its state asks of each side. */
-static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
+/* The send side's run: what the QP's state asks of it; true if it flushed. */
+static bool mlx_hw_run_send_side(struct mlx_hw_qp *qp)
 {
 	bool flushed = false;
 	int state;
 
-	mlx_hw_apm_service(qp);
-	mutex_lock(&qp->send_lock);
 	state = READ_ONCE(qp->state);
 	if (!qp->sq) {
 		/* XRC TGT: a responder only. */
@@ -102,9 +100,15 @@ static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 	} else {
 		skb_queue_purge(&qp->comp_pkts);
 	}
-	mutex_unlock(&qp->send_lock);
+	return flushed;
+}
 
-	mutex_lock(&qp->recv_lock);
+/* The receive side's run; true if it flushed. */
+static bool mlx_hw_run_recv_side(struct mlx_hw_qp *qp)
+{
+	bool flushed = false;
+	int state;
+
 	state = READ_ONCE(qp->state);
 	if (state == IBX_QPS_RTR || state == IBX_QPS_RTS ||
 	    state == IBX_QPS_SQD) {
@@ -125,7 +129,34 @@ static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 	} else {
 		skb_queue_purge(&qp->resp_pkts);
 	}
-	mutex_unlock(&qp->recv_lock);
+	return flushed;
+}
+
+/*
+ * Runs one side of a QP if no other context does (side.c); one that does
+ * runs it again for us.
+ */
+static bool mlx_hw_run_side(struct mlx_hw_qp *qp, struct mlx_hw_side *side,
+			    bool (*run)(struct mlx_hw_qp *qp))
+{
+	bool flushed = false;
+
+	if (!mlx_hw_side_begin(side))
+		return false;
+	do
+		flushed |= run(qp);
+	while (mlx_hw_side_end(side));
+	return flushed;
+}
+
+/* Runs one QP: what its state asks of each side. */
+static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
+{
+	bool flushed;
+
+	mlx_hw_apm_service(qp);
+	flushed = mlx_hw_run_side(qp, &qp->send_side, mlx_hw_run_send_side);
+	flushed |= mlx_hw_run_side(qp, &qp->recv_side, mlx_hw_run_recv_side);
 	/*
 	 * A flush works within a budget: while it makes progress the QP runs
 	 * again (no doorbell announces what is left), until a run flushes

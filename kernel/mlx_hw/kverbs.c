@@ -215,9 +215,9 @@ static struct ibx_qp *mlx_hw_kwc_qp(struct mlx_hw_dev *dev, u32 qpn)
 {
 	struct mlx_hw_qp *qp;
 
-	xa_lock(&dev->qp_xa);
+	xa_lock_bh(&dev->qp_xa);
 	qp = xa_load(&dev->qp_xa, qpn);
-	xa_unlock(&dev->qp_xa);
+	xa_unlock_bh(&dev->qp_xa);
 	return qp ? &qp->ibx : NULL;
 }
 

@@ -166,11 +166,11 @@ static int mlx_hw_bind(struct net_device *ndev, const char *ibname)
 	spin_lock_init(&dev->lo_lock);
 	mutex_init(&dev->mcast_lock);
 	INIT_LIST_HEAD(&dev->mcast_list);
-	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
-	xa_init_flags(&dev->cq_xa, XA_FLAGS_ALLOC1);
-	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&dev->cq_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	spin_lock_init(&dev->bind_lock);
-	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	ether_addr_copy(dev->mac, ndev->dev_addr);
 	mlx_hw_dev_init_attr(dev);
 	if (ibname)

@@ -242,7 +242,10 @@ struct mlx_hw_dev {
 	spinlock_t lo_lock;		/* protects lo_held */
 	struct sk_buff *lo_held;	/* delivered after the next packet */
 
-	/* Objects the engine walks or looks up; values hold obj refs. */
+	/*
+	 * Objects the engine walks or looks up; values hold obj refs.  The
+	 * data path looks them up from any context: the locks are _bh.
+	 */
 	struct xarray qp_xa;		/* qpn -> mlx_hw_qp */
 	struct xarray cq_xa;		/* cqn -> mlx_hw_cq */
 	struct xarray mr_xa;		/* key index -> mlx_hw_mr */
@@ -413,7 +416,7 @@ struct mlx_hw_srq {
 	u32 wqe_cnt;			/* power of two */
 	u32 stride;			/* bytes per receive WQE, power of two */
 	u32 max_sge;			/* data segments a WQE may have */
-	struct mutex lock;		/* taking WQEs, modify */
+	spinlock_t lock;		/* taking WQEs, modify (any context) */
 	u32 ci;				/* private consumer index */
 	u32 limit;			/* 0 = limit event disarmed */
 };
@@ -485,11 +488,11 @@ void mlx_hw_obj_drain(struct mlx_hw_obj_ref *obj);
 	({								\
 		type *__o;						\
 									\
-		xa_lock(xa);						\
+		xa_lock_bh(xa);						\
 		__o = xa_load(xa, idx);					\
 		if (__o && !mlx_hw_obj_get(&__o->obj))			\
 			__o = NULL;					\
-		xa_unlock(xa);						\
+		xa_unlock_bh(xa);					\
 		__o;							\
 	})
 
@@ -548,6 +551,9 @@ int mlx_hw_av_set(struct mlx_hw_dev *dev, struct mlx_hw_av *av,
 		  u8 sgid_index, const union ibx_gid *dgid, u8 traffic_class,
 		  u8 hop_limit, u32 flow_label, u32 lqpn, u32 rqpn,
 		  const u8 *dmac);
+void mlx_hw_qp_av(struct mlx_hw_qp *qp, struct mlx_hw_av *av);
+void mlx_hw_path_write_begin(struct mlx_hw_qp *qp);
+void mlx_hw_path_write_end(struct mlx_hw_qp *qp);
 void mlx_hw_qp_arm_timer(struct mlx_hw_qp *qp, u64 deadline);
 void mlx_hw_qp_disarm_timer(struct mlx_hw_qp *qp);
 
@@ -629,6 +635,16 @@ int mlx_hw_skb_add_data(struct sk_buff *skb, struct mlx_hw_cursor *src,
 int mlx_hw_atomic(struct mlx_hw_seg *seg, bool cmp_swp, u64 swap_add,
 		  u64 compare, u64 *orig);
 
+/* side.c */
+void mlx_hw_side_init(struct mlx_hw_side *s);
+bool mlx_hw_side_begin(struct mlx_hw_side *s);
+bool mlx_hw_side_end(struct mlx_hw_side *s);
+void mlx_hw_side_pause(struct mlx_hw_side *s);
+bool mlx_hw_side_resume(struct mlx_hw_side *s);
+bool mlx_hw_side_held(struct mlx_hw_side *s);
+/* What lockdep_assert_held() is for a lock (lockdep kernels only). */
+#define mlx_hw_side_assert_owned(s)	lockdep_assert(mlx_hw_side_held(s))
+
 /* cwnd.c */
 void mlx_hw_cwnd_reset(struct mlx_hw_qp *qp);
 bool mlx_hw_cwnd_room(struct mlx_hw_qp *qp, u32 psn);
@@ -649,9 +665,8 @@ void mlx_hw_req_reset(struct mlx_hw_qp *qp);
 void mlx_hw_req_rewind(struct mlx_hw_qp *qp, u32 psn);
 
 /* pkt.c */
-struct sk_buff *mlx_hw_pkt_alloc(struct mlx_hw_qp *qp,
-				 const struct mlx_hw_av *av, u8 opcode,
-				 u32 paylen, bool zcopy);
+struct sk_buff *mlx_hw_pkt_alloc(struct mlx_hw_qp *qp, u8 opcode, u32 paylen,
+				 bool zcopy);
 void mlx_hw_pkt_bth(struct sk_buff *skb, struct mlx_hw_qp *qp, u32 dest_qpn,
 		    bool se, bool ackreq, u32 psn);
 int mlx_hw_pkt_xmit(struct mlx_hw_qp *qp, const struct mlx_hw_av *av,

@@ -76,7 +76,7 @@ int mlx_hw_reg_mr(struct ibx_mr *ibmr, struct ibx_udata *udata)
 	mr->key.kind = MLX_HW_KEY_MR;
 	mlx_hw_obj_init(&mr->key.obj);
 	spin_lock_init(&mr->mw_lock);
-	err = xa_alloc_cyclic(&dev->mr_xa, &index, &mr->key,
+	err = xa_alloc_cyclic_bh(&dev->mr_xa, &index, &mr->key,
 			      XA_LIMIT(1, MLX_HW_MAX_MR), &dev->mr_next,
 			      GFP_KERNEL);
 	if (err < 0)
@@ -93,7 +93,7 @@ void mlx_hw_dereg_mr(struct ibx_mr *ibmr)
 	struct mlx_hw_dev *dev = to_mdev(ibmr->dev);
 	struct mlx_hw_mr *mr = to_mmr(ibmr);
 
-	xa_erase(&dev->mr_xa, mr->key.index);
+	xa_erase_bh(&dev->mr_xa, mr->key.index);
 	/* The engine may be copying from/to it: wait until it is done. */
 	mlx_hw_obj_drain(&mr->key.obj);
 }
@@ -144,14 +144,14 @@ struct mlx_hw_mr *mlx_hw_mr_get(struct mlx_hw_dev *dev, u32 key)
 	struct mlx_hw_mr *mr = NULL;
 	struct mlx_hw_key *k;
 
-	xa_lock(&dev->mr_xa);
+	xa_lock_bh(&dev->mr_xa);
 	k = xa_load(&dev->mr_xa, key >> 8);
 	if (k && k->kind == MLX_HW_KEY_MR) {
 		mr = container_of(k, struct mlx_hw_mr, key);
 		if (mr->ibx.lkey != key || !mlx_hw_obj_get(&k->obj))
 			mr = NULL;
 	}
-	xa_unlock(&dev->mr_xa);
+	xa_unlock_bh(&dev->mr_xa);
 	return mr;
 }
 

@@ -23,7 +23,7 @@ int mlx_hw_alloc_mw(struct ibx_mw *ibmw, struct ibx_udata *udata)
 	mw->key.kind = MLX_HW_KEY_MW;
 	mlx_hw_obj_init(&mw->key.obj);
 	spin_lock_init(&mw->lock);
-	err = xa_alloc_cyclic(&dev->mr_xa, &index, &mw->key,
+	err = xa_alloc_cyclic_bh(&dev->mr_xa, &index, &mw->key,
 			      XA_LIMIT(1, MLX_HW_MAX_MR), &dev->mr_next,
 			      GFP_KERNEL);
 	if (err < 0)
@@ -85,7 +85,7 @@ void mlx_hw_dealloc_mw(struct ibx_mw *ibmw)
 	struct mlx_hw_dev *dev = to_mdev(ibmw->dev);
 	struct mlx_hw_mw *mw = to_mmw(ibmw);
 
-	xa_erase(&dev->mr_xa, mw->key.index);
+	xa_erase_bh(&dev->mr_xa, mw->key.index);
 	mlx_hw_obj_drain(&mw->key.obj);
 	/* No engine user is left: the binding is stable. */
 	if (mw->bound)

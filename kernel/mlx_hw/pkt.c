@@ -21,9 +21,8 @@
  * frags), and tailroom for pad and ICRC.  NULL when memory is short (the
  * caller backs off as for a congested link).
  */
-struct sk_buff *mlx_hw_pkt_alloc(struct mlx_hw_qp *qp,
-				 const struct mlx_hw_av *av, u8 opcode,
-				 u32 paylen, bool zcopy)
+struct sk_buff *mlx_hw_pkt_alloc(struct mlx_hw_qp *qp, u8 opcode, u32 paylen,
+				 bool zcopy)
 {
 	const struct mlx_hw_opcode_info *info = &mlx_hw_opcode[opcode];
 	struct net_device *ndev = to_mdev(qp->ibx.dev)->ndev;

@@ -126,16 +126,20 @@ void mlx_hw_qp_arm_timer(struct mlx_hw_qp *qp, u64 deadline)
 
 /*
  * Stops the timer when no deadline is left, so that an idle QP costs no
- * wake-up.  Called from the QP's service, which never runs twice at once,
- * so no deadline is set meanwhile.
+ * wake-up.  The deadlines are looked at under timer_lock: the other side
+ * may be setting one, and it stores it before it arms the timer under that
+ * lock, so either it is seen here or the timer is armed again after.
  */
 void mlx_hw_qp_disarm_timer(struct mlx_hw_qp *qp)
 {
 	unsigned long flags;
 
-	if (qp->comp.timeout_at || qp->req.wait_until || qp->resp.wait_until)
-		return;
 	spin_lock_irqsave(&qp->timer_lock, flags);
+	if (READ_ONCE(qp->comp.timeout_at) || READ_ONCE(qp->req.wait_until) ||
+	    READ_ONCE(qp->resp.wait_until)) {
+		spin_unlock_irqrestore(&qp->timer_lock, flags);
+		return;
+	}
 	if (qp->timer_at) {
 		hrtimer_try_to_cancel(&qp->timer);
 		qp->timer_at = 0;
@@ -146,8 +150,11 @@ void mlx_hw_qp_disarm_timer(struct mlx_hw_qp *qp)
 static void mlx_hw_qp_init_common(struct mlx_hw_qp *qp)
 {
 	mlx_hw_obj_init(&qp->obj);
-	mutex_init(&qp->send_lock);
-	mutex_init(&qp->recv_lock);
+	mlx_hw_side_init(&qp->send_side);
+	mlx_hw_side_init(&qp->recv_side);
+	mutex_init(&qp->ctrl_lock);
+	spin_lock_init(&qp->path_lock);
+	seqcount_spinlock_init(&qp->path_seq, &qp->path_lock);
 	skb_queue_head_init(&qp->resp_pkts);
 	skb_queue_head_init(&qp->comp_pkts);
 	INIT_LIST_HEAD(&qp->run_node);
@@ -212,7 +219,7 @@ static int mlx_hw_create_xrc_tgt(struct mlx_hw_qp *qp,
 	if (!qp->region)
 		return -ENOMEM;
 	qp->db = qp->region->vaddr;
-	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, NULL,
+	err = xa_alloc_cyclic_bh(&dev->qp_xa, &qpn, NULL,
 			      XA_LIMIT(MLX_HW_MIN_QPN, MLX_HW_MAX_QPN),
 			      &dev->qp_next, GFP_KERNEL);
 	if (err < 0) {
@@ -224,10 +231,10 @@ static int mlx_hw_create_xrc_tgt(struct mlx_hw_qp *qp,
 	if (err)
 		goto err_xa;
 	/* Published last: loopback senders find it from now on. */
-	xa_store(&dev->qp_xa, qpn, qp, GFP_KERNEL);
+	xa_store_bh(&dev->qp_xa, qpn, qp, GFP_KERNEL);
 	return 0;
 err_xa:
-	xa_erase(&dev->qp_xa, qpn);
+	xa_erase_bh(&dev->qp_xa, qpn);
 err_region:
 	mlx_hw_region_put(qp->region);
 	return err;
@@ -244,10 +251,10 @@ static int mlx_hw_qp_alloc_qpn(struct mlx_hw_dev *dev, u32 qp_type, u32 *qpn)
 
 	if (qp_type == IBX_QPT_GSI) {
 		*qpn = IBX_GSI_QPN;
-		err = xa_insert(&dev->qp_xa, IBX_GSI_QPN, NULL, GFP_KERNEL);
+		err = xa_insert_bh(&dev->qp_xa, IBX_GSI_QPN, NULL, GFP_KERNEL);
 		return err == -EBUSY ? -EBUSY : err;
 	}
-	err = xa_alloc_cyclic(&dev->qp_xa, qpn, NULL,
+	err = xa_alloc_cyclic_bh(&dev->qp_xa, qpn, NULL,
 			      XA_LIMIT(MLX_HW_MIN_QPN, MLX_HW_MAX_QPN),
 			      &dev->qp_next, GFP_KERNEL);
 	if (err < 0)
@@ -336,11 +343,11 @@ int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 	if (err)
 		goto err_xa;
 	/* Published last: the engine and loopback find it from now on. */
-	xa_store(&dev->qp_xa, qpn, qp, GFP_KERNEL);
+	xa_store_bh(&dev->qp_xa, qpn, qp, GFP_KERNEL);
 	return 0;
 
 err_xa:
-	xa_erase(&dev->qp_xa, qpn);
+	xa_erase_bh(&dev->qp_xa, qpn);
 err_mmap:
 	if (ibqp->uctx)
 		mlx_hw_mmap_remove(to_muctx(ibqp->uctx), qp->mmap_key);
@@ -437,7 +444,51 @@ int mlx_hw_av_set(struct mlx_hw_dev *dev, struct mlx_hw_av *av,
 	return err;
 }
 
-/* Forgets all transport state; both locks held. */
+/* A copy of the primary path's address vector, consistent (path_seq). */
+void mlx_hw_qp_av(struct mlx_hw_qp *qp, struct mlx_hw_av *av)
+{
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&qp->path_seq);
+		*av = qp->av;
+	} while (read_seqcount_retry(&qp->path_seq, seq));
+}
+
+/* Starts a change of the paths (qp.h); any context. */
+void mlx_hw_path_write_begin(struct mlx_hw_qp *qp)
+{
+	spin_lock_bh(&qp->path_lock);
+	write_seqcount_begin(&qp->path_seq);
+}
+
+void mlx_hw_path_write_end(struct mlx_hw_qp *qp)
+{
+	write_seqcount_end(&qp->path_seq);
+	spin_unlock_bh(&qp->path_lock);
+}
+
+/*
+ * Takes both sides from the data path, for a change of what they work
+ * from: no context runs either when this returns.  ctrl_lock held.
+ */
+static void mlx_hw_qp_pause(struct mlx_hw_qp *qp)
+{
+	lockdep_assert_held(&qp->ctrl_lock);
+	mlx_hw_side_pause(&qp->send_side);
+	mlx_hw_side_pause(&qp->recv_side);
+}
+
+/* Gives both sides back; work offered meanwhile runs at once. */
+static void mlx_hw_qp_resume(struct mlx_hw_qp *qp)
+{
+	bool pending = mlx_hw_side_resume(&qp->recv_side);
+
+	if (mlx_hw_side_resume(&qp->send_side) || pending)
+		mlx_hw_qp_schedule(qp);
+}
+
+/* Forgets all transport state; both sides paused. */
 static void mlx_hw_qp_reset(struct mlx_hw_qp *qp)
 {
 	mlx_hw_req_reset(qp);
@@ -454,7 +505,7 @@ static void mlx_hw_qp_reset(struct mlx_hw_qp *qp)
 	memset(qp->db, 0, sizeof(*qp->db));
 }
 
-/* The attributes the data path copies; both locks held. */
+/* The attributes the data path copies; both sides paused. */
 static void mlx_hw_qp_copy_attr(struct mlx_hw_qp *qp,
 				const struct ibx_qp_attr *attr, u32 mask)
 {
@@ -480,20 +531,22 @@ static void mlx_hw_qp_copy_attr(struct mlx_hw_qp *qp,
 	if (mask & IBX_QP_RETRY_CNT)
 		qp->retry_cnt = attr->retry_cnt & 7;
 	if (mask & IBX_QP_TIMEOUT)
-		qp->timeout = attr->timeout & 0x1f;
+		WRITE_ONCE(qp->timeout, attr->timeout & 0x1f);
 	if (mask & IBX_QP_MAX_QP_RD_ATOMIC)
 		qp->max_rd_atomic = attr->max_rd_atomic;
 	/* Resources for max_dest_rd_atomic READ/atomics, at least one. */
 	if (mask & IBX_QP_MAX_DEST_RD_ATOMIC)
 		qp->resp.res_cnt = max_t(u32, 1, attr->max_dest_rd_atomic);
+	if (!(mask & (IBX_QP_AV | IBX_QP_DEST_QPN)))
+		return;
+	/* recv.c checks packets against the path with the sides paused. */
+	mlx_hw_path_write_begin(qp);
 	if (mask & IBX_QP_AV)
 		qp->ah = attr->ah_attr;
-	if (mask & (IBX_QP_AV | IBX_QP_DEST_QPN))
-		mlx_hw_av_set(to_mdev(qp->ibx.dev), &qp->av,
-			      qp->ah.sgid_index, &qp->ah.dgid,
-			      qp->ah.traffic_class, qp->ah.hop_limit,
-			      qp->ah.flow_label, qp->ibx.qp_num, qp->dest_qpn,
-			      NULL);
+	mlx_hw_av_set(to_mdev(qp->ibx.dev), &qp->av, qp->ah.sgid_index,
+		      &qp->ah.dgid, qp->ah.traffic_class, qp->ah.hop_limit,
+		      qp->ah.flow_label, qp->ibx.qp_num, qp->dest_qpn, NULL);
+	mlx_hw_path_write_end(qp);
 }
 
 int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
@@ -517,8 +570,8 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 	if ((mask & IBX_QP_PORT) && attr->port_num != 1)
 		return -EINVAL;
 
-	mutex_lock(&qp->send_lock);
-	mutex_lock(&qp->recv_lock);
+	mutex_lock(&qp->ctrl_lock);
+	mlx_hw_qp_pause(qp);
 	/*
 	 * The engine may have moved the QP to ERR after the core checked the
 	 * transition against its copy: from ERR only RESET is legal (IBA
@@ -551,8 +604,8 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 					IBX_QPS_ERR : attr->qp_state);
 	}
 out:
-	mutex_unlock(&qp->recv_lock);
-	mutex_unlock(&qp->send_lock);
+	mlx_hw_qp_resume(qp);
+	mutex_unlock(&qp->ctrl_lock);
 	mlx_hw_qp_schedule(qp);
 	return err;
 }
@@ -562,7 +615,7 @@ void mlx_hw_destroy_qp(struct ibx_qp *ibqp)
 	struct mlx_hw_dev *dev = to_mdev(ibqp->dev);
 	struct mlx_hw_qp *qp = to_mqp(ibqp);
 
-	xa_erase(&dev->qp_xa, ibqp->qp_num);
+	xa_erase_bh(&dev->qp_xa, ibqp->qp_num);
 	/*
 	 * Wait for the engine and packet senders to let go of it; after
 	 * that nothing schedules it (no reference can be taken), so the
@@ -570,11 +623,11 @@ void mlx_hw_destroy_qp(struct ibx_qp *ibqp)
 	 */
 	mlx_hw_obj_drain(&qp->obj);
 	hrtimer_cancel(&qp->timer);
-	mutex_lock(&qp->send_lock);
-	mutex_lock(&qp->recv_lock);
+	/* For good: nothing can offer it work now, so no resume. */
+	mutex_lock(&qp->ctrl_lock);
+	mlx_hw_qp_pause(qp);
 	mlx_hw_qp_reset(qp);
-	mutex_unlock(&qp->recv_lock);
-	mutex_unlock(&qp->send_lock);
+	mutex_unlock(&qp->ctrl_lock);
 	if (ibqp->uctx)		/* XRC TGT QPs are not mapped */
 		mlx_hw_mmap_remove(to_muctx(ibqp->uctx), qp->mmap_key);
 	mlx_hw_region_put(qp->region);

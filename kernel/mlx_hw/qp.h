@@ -61,6 +61,11 @@ static inline u8 *mlx_hw_pkt_hdr(struct sk_buff *skb, enum mlx_hw_hdr h)
 
 /* ---------------- QPs ---------------- */
 
+/* Who runs a side of a QP (side.c): bits of state, never a lock. */
+struct mlx_hw_side {
+	atomic_t state;			/* MLX_HW_SIDE_* of side.c */
+};
+
 /*
  * A path of a connected QP as the data path uses it: the address vector
  * and the attributes that go with it (IBA 11.2.5: the primary path and
@@ -150,7 +155,7 @@ struct mlx_hw_cwnd {
 	bool cnp_psn_valid;		/* a CNP shrank the window */
 };
 
-/* Send side: requester and completer, under qp->send_lock. */
+/* Send side: requester and completer, owned through qp->send_side. */
 struct mlx_hw_req {
 	enum mlx_hw_req_state state;	/* last state (traces) */
 	u32 fetch_idx;			/* next SQ index to fetch */
@@ -248,7 +253,7 @@ enum mlx_hw_resp_state {
 	MLX_HW_RESP_NUM_STATES
 };
 
-/* Receive side of a QP, under qp->recv_lock. */
+/* Receive side of a QP, owned through qp->recv_side. */
 struct mlx_hw_resp_side {
 	enum mlx_hw_resp_state state;	/* last state (traces) */
 	u32 psn;			/* expected PSN */
@@ -303,13 +308,16 @@ struct mlx_hw_qp {
 	u32 win_size, swqe_size;	/* power of two; bytes per swqe */
 
 	/*
-	 * send_lock: requester and completer, and modify/destroy.
-	 * recv_lock: responder, and modify/destroy.  Order: send_lock
-	 * before recv_lock.  Packets queue on resp_pkts (requests) and
+	 * send_side: requester and completer (req, comp, sq_ci, scratch
+	 * while completing).  recv_side: the responder (resp, rq_ci).  A
+	 * context runs a side only while it owns it (side.c); modify and
+	 * destroy pause both, under ctrl_lock, which orders the control
+	 * paths among themselves.  Packets queue on resp_pkts (requests) and
 	 * comp_pkts (responses) without either.
 	 */
-	struct mutex send_lock;
-	struct mutex recv_lock;
+	struct mlx_hw_side send_side;
+	struct mlx_hw_side recv_side;
+	struct mutex ctrl_lock;
 	struct sk_buff_head resp_pkts;	/* requests for the responder */
 	struct sk_buff_head comp_pkts;	/* responses for the completer */
 	struct list_head run_node;	/* on dev->run_list, under run_lock */
@@ -346,12 +354,18 @@ struct mlx_hw_qp {
 	u8 port;			/* of the primary path */
 
 	/*
-	 * Automatic Path Migration (IBA 17.2.8, apm.c).  The paths and
-	 * mig_state change under both locks; recv.c reads them without
-	 * (a torn read drops one packet) and moves REARM to ARMED with a
-	 * cmpxchg, and asks for a migration the peer made through
-	 * mig_flags, which the next service of the QP carries out.
+	 * The paths: the primary (ah, av, pkey_index, port, timeout) and
+	 * the alternate of Automatic Path Migration (IBA 17.2.8, apm.c).
+	 * They change under path_lock, inside a path_seq write section:
+	 * modify_qp, and a migration, which either side may make.  The data
+	 * path reads them by copying within a path_seq read section
+	 * (mlx_hw_qp_av()); timeout alone is read with READ_ONCE.  recv.c
+	 * moves mig_state REARM to ARMED with a cmpxchg, and asks for the
+	 * migration the peer made through mig_flags, which the next service
+	 * of the QP carries out.
 	 */
+	spinlock_t path_lock;
+	seqcount_spinlock_t path_seq;
 	int mig_state;			/* enum ibx_mig_state, READ/WRITE_ONCE */
 	bool has_alt;			/* an alternate path since RESET */
 	unsigned long mig_flags;	/* MLX_HW_MIG_* bits */
@@ -360,18 +374,18 @@ struct mlx_hw_qp {
 	/*
 	 * Memory resolved and released within one call, never held across
 	 * calls: the completer writes READ data and atomic results through
-	 * it, the responder reads READ response data.  The two never run at
-	 * once (a QP runs in one context at a time, modify and destroy hold
-	 * both locks).
+	 * it, the responder reads READ response data.  Each side has its own:
+	 * the two sides may run at once, in two contexts.
 	 */
-	struct mlx_hw_sgl scratch;
+	struct mlx_hw_sgl comp_scratch;	/* send side */
+	struct mlx_hw_sgl resp_scratch;	/* receive side */
 
 	/* ecn.c: no CNP before this ktime (ns); READ/WRITE_ONCE. */
 	u64 cnp_next_ns;
 
-	struct mlx_hw_req req;		/* send side, under send_lock */
-	struct mlx_hw_comp comp;	/* send side, under send_lock */
-	struct mlx_hw_resp_side resp;	/* receive side, under recv_lock */
+	struct mlx_hw_req req;		/* send_side's */
+	struct mlx_hw_comp comp;	/* send_side's */
+	struct mlx_hw_resp_side resp;	/* recv_side's */
 };
 
 static inline struct mlx_hw_qp *to_mqp(struct ibx_qp *q)

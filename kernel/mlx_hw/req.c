@@ -7,7 +7,7 @@
  * max_rd_atomic for READ and atomics, and by fences.  Local operations
  * (BIND_MW, LOCAL_INV) execute in SQ order.  The completer (comp.c) retires
  * WQEs from the oldest end of the window and rewinds the requester when a
- * packet must be sent again.  Runs under qp->send_lock.
+ * packet must be sent again.  Runs with qp->send_side owned (side.c).
  */
 #include <linux/ktime.h>
 #include "mlx_hw.h"
@@ -72,11 +72,18 @@ static bool mlx_hw_swqe_is_local(const struct mlx_hw_swqe *w)
 	       w->opcode == MLX_HW_OP_BIND_MW;
 }
 
-/* Where a WQE's packets go: the UD WQE's own AH, else the QP's path. */
+/*
+ * Where a WQE's packets go: the UD WQE's own AH, else the QP's path, which
+ * a migration may change meanwhile (copied to @path).
+ */
 static const struct mlx_hw_av *mlx_hw_req_av(struct mlx_hw_qp *qp,
-					     const struct mlx_hw_swqe *w)
+					     const struct mlx_hw_swqe *w,
+					     struct mlx_hw_av *path)
 {
-	return mlx_hw_qp_is_ud(qp->ibx.qp_type) ? &w->ud.av : &qp->av;
+	if (mlx_hw_qp_is_ud(qp->ibx.qp_type))
+		return &w->ud.av;
+	mlx_hw_qp_av(qp, path);
+	return path;
 }
 
 /* The path MTU a WQE's packets use. */
@@ -515,16 +522,16 @@ static void mlx_hw_req_ext_hdrs(struct mlx_hw_qp *qp,
 }
 
 /*
- * Builds packet send_pkt of @w; NULL when memory is short.  The payload
- * comes from req.sgl, as page frags when the packet stays on this host and
- * is reliable (an unreliable sender may reuse its buffer at once).
+ * Builds packet send_pkt of @w, to @av; NULL when memory is short.  The
+ * payload comes from req.sgl, as page frags when the packet stays on this
+ * host and is reliable (an unreliable sender may reuse its buffer at once).
  */
 static struct sk_buff *mlx_hw_req_build(struct mlx_hw_qp *qp,
-					struct mlx_hw_swqe *w, bool *last)
+					struct mlx_hw_swqe *w,
+					const struct mlx_hw_av *av, bool *last)
 {
 	struct mlx_hw_req *req = &qp->req;
 	bool reliable = mlx_hw_qp_reliable(qp->ibx.qp_type);
-	const struct mlx_hw_av *av = mlx_hw_req_av(qp, w);
 	u32 mtu = mlx_hw_req_mtu(qp), i = req->send_pkt, off = i * mtu, n;
 	u32 paylen = 0, dest;
 	struct mlx_hw_cursor src;
@@ -540,7 +547,7 @@ static struct sk_buff *mlx_hw_req_build(struct mlx_hw_qp *qp,
 		zcopy = av->loopback && reliable && paylen &&
 			mlx_hw_can_zcopy(&src, paylen);
 	}
-	skb = mlx_hw_pkt_alloc(qp, av, mlx_hw_req_opcode(qp, w, i, n), paylen,
+	skb = mlx_hw_pkt_alloc(qp, mlx_hw_req_opcode(qp, w, i, n), paylen,
 			       zcopy);
 	if (!skb)
 		return NULL;
@@ -578,6 +585,8 @@ static enum mlx_hw_req_state mlx_hw_req_send_pkt(struct mlx_hw_qp *qp,
 {
 	struct mlx_hw_req *req = &qp->req;
 	bool reliable = mlx_hw_qp_reliable(qp->ibx.qp_type), last;
+	const struct mlx_hw_av *av;
+	struct mlx_hw_av path;
 	struct sk_buff *skb;
 	u32 psn;
 	u8 status;
@@ -585,13 +594,14 @@ static enum mlx_hw_req_state mlx_hw_req_send_pkt(struct mlx_hw_qp *qp,
 	status = mlx_hw_req_sgl(qp, w);
 	if (status)
 		return mlx_hw_req_fail(w, status);
-	skb = mlx_hw_req_build(qp, w, &last);
+	av = mlx_hw_req_av(qp, w, &path);
+	skb = mlx_hw_req_build(qp, w, av, &last);
 	if (IS_ERR(skb))
 		return mlx_hw_req_fail(w, MLX_HW_WC_LOC_PROT_ERR);
 	if (!skb)
 		return mlx_hw_req_backoff(qp);
 	psn = mlx_hw_pkt(skb)->psn;
-	if (mlx_hw_pkt_xmit(qp, mlx_hw_req_av(qp, w), skb))
+	if (mlx_hw_pkt_xmit(qp, av, skb))
 		return mlx_hw_req_backoff(qp);
 	req->tx_backoff = 0;
 	if (mlx_hw_psn_diff(psn, req->psn_max) >= 0)
@@ -599,7 +609,7 @@ static enum mlx_hw_req_state mlx_hw_req_send_pkt(struct mlx_hw_qp *qp,
 					      w->npsn - req->send_pkt : 1);
 	if (reliable && !qp->comp.timeout_at) {
 		qp->comp.timeout_at = ktime_get_ns() +
-				      mlx_hw_ack_timeout_ns(qp->timeout);
+				      mlx_hw_ack_timeout_ns(READ_ONCE(qp->timeout));
 		mlx_hw_qp_arm_timer(qp, qp->comp.timeout_at);
 	}
 	if (!last) {
@@ -617,7 +627,7 @@ static enum mlx_hw_req_state mlx_hw_req_send_pkt(struct mlx_hw_qp *qp,
 
 /*
  * Runs the requester of a QP in RTS (in SQD: only what was started),
- * within the per-QP budgets; send_lock held.
+ * within the per-QP budgets; the send side owned.
  */
 void mlx_hw_requester(struct mlx_hw_qp *qp)
 {
@@ -625,6 +635,7 @@ void mlx_hw_requester(struct mlx_hw_qp *qp)
 	enum mlx_hw_req_state state = MLX_HW_REQ_NEXT_WQE;
 	struct mlx_hw_swqe *w = NULL;
 
+	mlx_hw_side_assert_owned(&qp->send_side);
 	qp->req.wait_db = false;
 	/*
 	 * A run starts only what was posted before it began (docs/prm.md

@@ -7,7 +7,7 @@
  * ACKs where the requester asked (AckReq), READ response packets, atomic
  * ACKs, and NAKs.  Duplicates are answered again, a duplicate READ
  * re-executed and a duplicate atomic answered from its saved result (the
- * resources of max_dest_rd_atomic).  Runs under qp->recv_lock.
+ * resources of max_dest_rd_atomic).  Runs with qp->recv_side owned.
  *
  * The receive WQE itself (taking, flushing, its CQE) is in resp_rq.c,
  * the packets the responder sends in resp_tx.c.
@@ -696,7 +696,7 @@ static bool mlx_hw_resp_read_restart_queued(struct mlx_hw_qp *qp)
  * Runs the responder of a QP in RTR, RTS or SQD within the packet budget:
  * READ responses under way first (responses go out in request order; a
  * duplicate READ request is the exception), then the queued requests;
- * recv_lock held.
+ * the receive side owned.
  */
 void mlx_hw_responder(struct mlx_hw_qp *qp)
 {
@@ -704,6 +704,7 @@ void mlx_hw_responder(struct mlx_hw_qp *qp)
 	unsigned int budget = MLX_HW_PKT_BUDGET;
 	struct sk_buff *skb;
 
+	mlx_hw_side_assert_owned(&qp->recv_side);
 	if (r->wait_until) {
 		if (ktime_get_ns() < r->wait_until) {
 			mlx_hw_qp_arm_timer(qp, r->wait_until);

@@ -3,7 +3,7 @@
  * resp_rq.c - the receive queue side of the responder: taking receive WQEs
  * from the QP's RQ or an SRQ (the XRC SRQ a request names, for XRC TGT
  * QPs), their completions, the flush of a QP in ERR, and the IBA 9.9.3
- * rules for messages that do not fit.  Under qp->recv_lock.
+ * rules for messages that do not fit.  With qp->recv_side owned.
  */
 #include "mlx_hw.h"
 #include "resp.h"
@@ -91,10 +91,10 @@ static int mlx_hw_take_srq(struct mlx_hw_qp *qp, struct mlx_hw_srq *srq)
 	u32 pi;
 	u8 status;
 
-	mutex_lock(&srq->lock);
+	spin_lock_bh(&srq->lock);
 	pi = le32_to_cpu(READ_ONCE(srq->db->pi));
 	if (pi == srq->ci || pi - srq->ci > srq->wqe_cnt) {
-		mutex_unlock(&srq->lock);
+		spin_unlock_bh(&srq->lock);
 		return -EAGAIN;
 	}
 	/* The index is read before the WQE it publishes. */
@@ -111,7 +111,7 @@ static int mlx_hw_take_srq(struct mlx_hw_qp *qp, struct mlx_hw_srq *srq)
 		srq->limit = 0;
 		limit_event = true;
 	}
-	mutex_unlock(&srq->lock);
+	spin_unlock_bh(&srq->lock);
 	if (limit_event)
 		ibx_srq_event(&srq->ibx, IBX_EVENT_SRQ_LIMIT_REACHED);
 	return status;

@@ -3,7 +3,7 @@
  * resp_tx.c - what a responder sends back: ACKs (coalesced) and NAKs,
  * atomic ACKs, and READ responses, packet by packet within a budget,
  * resolving the R_Key again for each (the region may go away between
- * them).  Under qp->recv_lock.
+ * them).  With qp->recv_side owned.
  */
 #include <linux/ktime.h>
 #include "mlx_hw.h"
@@ -13,15 +13,17 @@
 void mlx_hw_resp_send_ack(struct mlx_hw_qp *qp, u8 syndrome, u32 psn)
 {
 	u8 tp = mlx_hw_qp_transport(qp->ibx.qp_type);
+	struct mlx_hw_av av;
 	struct sk_buff *skb;
 
-	skb = mlx_hw_pkt_alloc(qp, &qp->av, tp | MLX_HW_OPC_ACK, 0, false);
+	skb = mlx_hw_pkt_alloc(qp, tp | MLX_HW_OPC_ACK, 0, false);
 	if (!skb)
 		return;		/* as if lost: the requester times out */
 	mlx_hw_aeth_set(mlx_hw_pkt_hdr(skb, MLX_HW_AETH), syndrome,
 			qp->resp.msn);
 	mlx_hw_pkt_bth(skb, qp, qp->dest_qpn, false, false, psn);
-	mlx_hw_pkt_xmit(qp, &qp->av, skb);
+	mlx_hw_qp_av(qp, &av);
+	mlx_hw_pkt_xmit(qp, &av, skb);
 }
 
 /* Sends the coalesced ACK, if one is due, before any other response. */
@@ -40,10 +42,11 @@ void mlx_hw_resp_send_atomic_ack(struct mlx_hw_qp *qp, u32 psn,
 					u64 orig)
 {
 	u8 tp = mlx_hw_qp_transport(qp->ibx.qp_type);
+	struct mlx_hw_av av;
 	struct sk_buff *skb;
 
 	mlx_hw_resp_flush_ack(qp);
-	skb = mlx_hw_pkt_alloc(qp, &qp->av, tp | MLX_HW_OPC_ATOMIC_ACK, 0,
+	skb = mlx_hw_pkt_alloc(qp, tp | MLX_HW_OPC_ATOMIC_ACK, 0,
 			       false);
 	if (!skb)
 		return;
@@ -51,7 +54,8 @@ void mlx_hw_resp_send_atomic_ack(struct mlx_hw_qp *qp, u32 psn,
 			MLX_HW_AETH_ACK | MLX_HW_AETH_NO_CREDIT, qp->resp.msn);
 	mlx_hw_atmack_set(mlx_hw_pkt_hdr(skb, MLX_HW_ATMACK), orig);
 	mlx_hw_pkt_bth(skb, qp, qp->dest_qpn, false, false, psn);
-	mlx_hw_pkt_xmit(qp, &qp->av, skb);
+	mlx_hw_qp_av(qp, &av);
+	mlx_hw_pkt_xmit(qp, &av, skb);
 }
 
 /* The opcode of response packet @i of @n (as rxe: resuming = MIDDLE). */
@@ -80,8 +84,9 @@ static int mlx_hw_resp_read_pkt(struct mlx_hw_qp *qp, struct mlx_hw_res *res)
 	u32 n = mlx_hw_psn_diff(res->last_psn, res->first_psn) + 1;
 	u32 i = mlx_hw_psn_diff(res->read.next_psn, res->first_psn);
 	u32 off = i * qp->mtu, len = min(qp->mtu, res->read.length - off);
-	struct mlx_hw_sgl *src = &qp->scratch;	/* wr_dst may hold a WRITE */
+	struct mlx_hw_sgl *src = &qp->resp_scratch; /* wr_dst may hold a WRITE */
 	struct mlx_hw_cursor cur;
+	struct mlx_hw_av av;
 	struct sk_buff *skb;
 	bool zcopy;
 	int err = 0;
@@ -92,8 +97,9 @@ static int mlx_hw_resp_read_pkt(struct mlx_hw_qp *qp, struct mlx_hw_res *res)
 					 IB_UVERBS_ACCESS_REMOTE_READ))
 		return -EACCES;
 	mlx_hw_cursor_init(&cur, src);
-	zcopy = qp->av.loopback && len && mlx_hw_can_zcopy(&cur, len);
-	skb = mlx_hw_pkt_alloc(qp, &qp->av, mlx_hw_read_resp_opcode(qp, i, n),
+	mlx_hw_qp_av(qp, &av);
+	zcopy = av.loopback && len && mlx_hw_can_zcopy(&cur, len);
+	skb = mlx_hw_pkt_alloc(qp, mlx_hw_read_resp_opcode(qp, i, n),
 			       len, zcopy);
 	if (!skb) {
 		err = -ENOBUFS;
@@ -110,7 +116,7 @@ static int mlx_hw_resp_read_pkt(struct mlx_hw_qp *qp, struct mlx_hw_res *res)
 	}
 	mlx_hw_pkt_bth(skb, qp, qp->dest_qpn, false, false,
 		       res->read.next_psn);
-	err = mlx_hw_pkt_xmit(qp, &qp->av, skb);
+	err = mlx_hw_pkt_xmit(qp, &av, skb);
 out:
 	mlx_hw_sgl_release(src);
 	return err;

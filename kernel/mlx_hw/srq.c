@@ -30,7 +30,7 @@ int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,
 			     (srq->stride - sizeof(struct mlx_hw_rwqe)) /
 			     MLX_HW_WQE_SEG);
 	srq->limit = attr->srq_limit;
-	mutex_init(&srq->lock);
+	spin_lock_init(&srq->lock);
 	mlx_hw_obj_init(&srq->obj);
 
 	srq->region = mlx_hw_region_alloc(MLX_HW_DB_PAGE +
@@ -44,7 +44,7 @@ int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,
 				 &srq->mmap_key);
 	if (err)
 		goto err_region;
-	err = xa_alloc_cyclic(&dev->srq_xa, &srqn, NULL,
+	err = xa_alloc_cyclic_bh(&dev->srq_xa, &srqn, NULL,
 			      XA_LIMIT(1, MLX_HW_MAX_SRQ), &dev->srq_next,
 			      GFP_KERNEL);
 	if (err < 0) {
@@ -66,11 +66,11 @@ int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,
 	attr->max_wr = srq->wqe_cnt;
 	attr->max_sge = srq->max_sge;
 	/* Published last: XRC responders find it from now on. */
-	xa_store(&dev->srq_xa, srqn, srq, GFP_KERNEL);
+	xa_store_bh(&dev->srq_xa, srqn, srq, GFP_KERNEL);
 	return 0;
 
 err_xa:
-	xa_erase(&dev->srq_xa, srqn);
+	xa_erase_bh(&dev->srq_xa, srqn);
 err_mmap:
 	mlx_hw_mmap_remove(to_muctx(ibsrq->uctx), srq->mmap_key);
 err_region:
@@ -137,12 +137,12 @@ static int mlx_hw_resize_srq(struct mlx_hw_srq *srq, u32 max_wr, u32 limit,
 		goto err_mmap;
 	}
 
-	mutex_lock(&srq->lock);
+	spin_lock_bh(&srq->lock);
 	pi = le32_to_cpu(READ_ONCE(srq->db->pi));
 	n = pi - srq->ci;
 	/* Fewer slots than WQEs posted and not yet taken (or a bogus pi). */
 	if (n > wqe_cnt || n > srq->wqe_cnt) {
-		mutex_unlock(&srq->lock);
+		spin_unlock_bh(&srq->lock);
 		err = -EINVAL;
 		goto err_mmap;
 	}
@@ -162,7 +162,7 @@ static int mlx_hw_resize_srq(struct mlx_hw_srq *srq, u32 max_wr, u32 limit,
 	srq->wqe_cnt = wqe_cnt;
 	srq->ci = 0;
 	srq->limit = limit;
-	mutex_unlock(&srq->lock);
+	spin_unlock_bh(&srq->lock);
 
 	mlx_hw_mmap_remove(uctx, old_key);
 	mlx_hw_region_put(old_region);
@@ -186,9 +186,9 @@ int mlx_hw_modify_srq(struct ibx_srq *ibsrq, const struct ibx_srq_attr *attr,
 	if (mask & MLX_HW_SRQ_LIMIT) {
 		if (attr->srq_limit > srq->wqe_cnt)
 			return -EINVAL;
-		mutex_lock(&srq->lock);
+		spin_lock_bh(&srq->lock);
 		srq->limit = attr->srq_limit;
-		mutex_unlock(&srq->lock);
+		spin_unlock_bh(&srq->lock);
 	}
 	return 0;
 }
@@ -212,7 +212,7 @@ void mlx_hw_destroy_srq(struct ibx_srq *ibsrq)
 	 * The core destroys QPs using it first; XRC TGT QPs of any process
 	 * may still be executing a request that names it.
 	 */
-	xa_erase(&dev->srq_xa, srq->srqn);
+	xa_erase_bh(&dev->srq_xa, srq->srqn);
 	mlx_hw_obj_drain(&srq->obj);
 	mlx_hw_mmap_remove(to_muctx(ibsrq->uctx), srq->mmap_key);
 	mlx_hw_region_put(srq->region);
