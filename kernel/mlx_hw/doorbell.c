@@ -75,8 +75,12 @@ void mlx_hw_db_ctx_fini(struct mlx_hw_ucontext *uctx)
 	uctx->db_region = NULL;
 }
 
-/* A QP of the context was rung: it runs, and its service decides. */
-static bool mlx_hw_db_ring_qp(struct mlx_hw_ucontext *uctx, u32 qpn)
+/*
+ * A QP of the context was rung: it runs, and its service decides; @here,
+ * in the caller's context (a WAKE), else on the run list (the thread).
+ */
+static bool mlx_hw_db_ring_qp(struct mlx_hw_ucontext *uctx, u32 qpn,
+			      bool here)
 {
 	struct mlx_hw_qp *qp = mlx_hw_qp_get(to_mdev(uctx->ibx.dev), qpn);
 	bool ours = qp && qp->ibx.uctx == &uctx->ibx && qp->sq;
@@ -86,7 +90,9 @@ static bool mlx_hw_db_ring_qp(struct mlx_hw_ucontext *uctx, u32 qpn)
 	 * is running has not yet decided to wait, and a QP that is running
 	 * is only marked to run once more.
 	 */
-	if (ours)
+	if (ours && here)
+		mlx_hw_qp_run_here(qp);
+	else if (ours)
 		mlx_hw_qp_schedule(qp);
 	if (qp)
 		mlx_hw_qp_put(qp);
@@ -122,7 +128,7 @@ static void mlx_hw_db_fallback(struct mlx_hw_ucontext *uctx)
 	mlx_hw_count(dev, MLX_HW_CNT_DB_FALLBACKS, 1);
 	/* Only the index is used: the lookups take the references. */
 	xa_for_each(&dev->qp_xa, idx, entry) {
-		mlx_hw_db_ring_qp(uctx, idx);
+		mlx_hw_db_ring_qp(uctx, idx, false);
 		examined++;
 		cond_resched();
 	}
@@ -136,9 +142,9 @@ static void mlx_hw_db_fallback(struct mlx_hw_ucontext *uctx)
 /*
  * One entry of the ring, or of MLX_HW_IOCTL_WAKE_DB: what it names, if it
  * is the context's (else counted: corruption, or an object destroyed since
- * it was rung).
+ * it was rung).  A QP runs @here (see mlx_hw_db_ring_qp()).
  */
-void mlx_hw_db_serve(struct mlx_hw_ucontext *uctx, u32 e)
+void mlx_hw_db_serve(struct mlx_hw_ucontext *uctx, u32 e, bool here)
 {
 	struct mlx_hw_dev *dev = to_mdev(uctx->ibx.dev);
 	u32 num = e & MLX_HW_DB_NUM_MASK;
@@ -147,7 +153,7 @@ void mlx_hw_db_serve(struct mlx_hw_ucontext *uctx, u32 e)
 	switch (e >> MLX_HW_DB_KIND_SHIFT) {
 	case MLX_HW_DB_KIND_QP:
 		mlx_hw_count(dev, MLX_HW_CNT_QPS_EXAMINED, 1);
-		ok = mlx_hw_db_ring_qp(uctx, num);
+		ok = mlx_hw_db_ring_qp(uctx, num, here);
 		break;
 	case MLX_HW_DB_KIND_CQ:
 		ok = mlx_hw_db_ring_cq(uctx, num);
@@ -157,9 +163,13 @@ void mlx_hw_db_serve(struct mlx_hw_ucontext *uctx, u32 e)
 		mlx_hw_count(dev, MLX_HW_CNT_DB_BAD, 1);
 }
 
-/* Consumes what the ring holds; db_lock held.  True if it found any. */
-static bool mlx_hw_db_drain(struct mlx_hw_ucontext *uctx)
+/*
+ * Consumes what the ring holds, its QPs run @here or scheduled; db_lock
+ * held.  True if it found any.
+ */
+static bool mlx_hw_db_drain(struct mlx_hw_ucontext *uctx, bool here)
 {
+	lockdep_assert_held(&uctx->db_lock);
 	struct mlx_hw_db_ring *ring = uctx->db_ring;
 	unsigned int n = 0;
 	u32 ci = uctx->db_ci, e;
@@ -189,7 +199,7 @@ static bool mlx_hw_db_drain(struct mlx_hw_ucontext *uctx)
 		/* Release: the zeroed slot before the ci that frees it. */
 		smp_store_release(&ring->ci, cpu_to_le32(ci));
 		WRITE_ONCE(uctx->db_ci, ci);
-		mlx_hw_db_serve(uctx, e);
+		mlx_hw_db_serve(uctx, e, here);
 	}
 	if (n)
 		mlx_hw_count(to_mdev(uctx->ibx.dev), MLX_HW_CNT_DB_ENTRIES, n);
@@ -206,10 +216,11 @@ static bool mlx_hw_db_hint(struct mlx_hw_ucontext *uctx)
 }
 
 /*
- * Consumes the ring of @uctx, from MLX_HW_IOCTL_WAKE.  It never waits for
- * the lock: a consumer that holds it (the thread, or another thread of the
- * process) may have looked at the slot before it was written, so the
- * thread is kicked to look again.  True if it found work.
+ * Consumes the ring of @uctx, from MLX_HW_IOCTL_WAKE: its QPs run in the
+ * caller's context.  It never waits for the lock: a consumer that holds it
+ * (the thread, or another thread of the process) may have looked at the
+ * slot before it was written, so the thread is kicked to look again.
+ * True if it found work.
  */
 bool mlx_hw_db_consume(struct mlx_hw_ucontext *uctx)
 {
@@ -221,7 +232,7 @@ bool mlx_hw_db_consume(struct mlx_hw_ucontext *uctx)
 		mlx_hw_engine_kick(to_mdev(uctx->ibx.dev));
 		return false;
 	}
-	did = mlx_hw_db_drain(uctx);
+	did = mlx_hw_db_drain(uctx, true);
 	mutex_unlock(&uctx->db_lock);
 	return did;
 }
@@ -241,7 +252,7 @@ bool mlx_hw_db_consume_all(struct mlx_hw_dev *dev)
 	list_for_each_entry(uctx, &dev->ctx_list, ctx_node) {
 		if (!mlx_hw_db_hint(uctx) || !mutex_trylock(&uctx->db_lock))
 			continue;
-		did |= mlx_hw_db_drain(uctx);
+		did |= mlx_hw_db_drain(uctx, false);
 		mutex_unlock(&uctx->db_lock);
 	}
 	mutex_unlock(&dev->ctx_lock);

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * engine.c - when the "hardware" runs: one kernel thread per device, and
- * the callers of MLX_HW_IOCTL_WAKE, make passes.  A pass consumes the
+ * engine.c - when the "hardware" runs.  A packet from the wire runs the
+ * side of its QP that takes it (the completer and requester for a
+ * response, the responder for a request) in the softirq that received it
+ * (mlx_hw_qp_offer()).  The rest is done in passes, by one kernel thread
+ * per device and by the callers of MLX_HW_IOCTL_WAKE: a pass consumes the
  * doorbell rings (doorbell.c: the thread every context's, a WAKE caller
  * its own), which name the QPs that were rung and the CQs that were
- * armed, takes the packets the wire queued (recv.c), and runs each QP on
- * the run list: completer and requester, then responder, or the flush of
- * a QP in ERR.  QPs join the run list when their doorbell is consumed, a
- * packet arrives for them, their timer fires or their state changes; a
- * pass never looks at an idle QP.  The sleep/wake protocol is the
- * NEED_WAKEUP handshake of docs/prm.md section 2.
+ * armed, and runs each QP on the run list: completer and requester, then
+ * responder, or the flush of a QP in ERR.  QPs join the run list when
+ * their doorbell is consumed, a packet arrives for them where they cannot
+ * run, their timer fires, their state changes, or a run leaves work for
+ * later; a pass never looks at an idle QP.  A side runs in one context at
+ * a time (side.c).  The sleep/wake protocol is the NEED_WAKEUP handshake
+ * of docs/prm.md section 2.
  */
 #include <linux/kthread.h>
 #include <linux/sched.h>
@@ -134,35 +138,112 @@ static bool mlx_hw_run_recv_side(struct mlx_hw_qp *qp)
 
 /*
  * Runs one side of a QP if no other context does (side.c); one that does
- * runs it again for us.
+ * runs it again for us.  Work offered during the run is run at once if
+ * @to_completion (an inline run), else left for the run list, behind the
+ * QPs that wait there (the thread: fairness, docs/prm.md 2.2).  True if
+ * the QP must run again later (a flush in progress, work left).
  */
 static bool mlx_hw_run_side(struct mlx_hw_qp *qp, struct mlx_hw_side *side,
-			    bool (*run)(struct mlx_hw_qp *qp))
+			    bool (*run)(struct mlx_hw_qp *qp),
+			    bool to_completion)
 {
-	bool flushed = false;
+	bool again = false, offered;
 
 	if (!mlx_hw_side_begin(side))
 		return false;
-	do
-		flushed |= run(qp);
-	while (mlx_hw_side_end(side));
-	return flushed;
+	do {
+		again |= run(qp);
+		offered = mlx_hw_side_end(side, to_completion);
+	} while (offered && to_completion);
+	return again || offered;
 }
 
-/* Runs one QP: what its state asks of each side. */
+/*
+ * Run to completion (docs/prm.md 2.2).  Work runs in the context that has
+ * it, without waiting for the thread to win a CPU from the processes that
+ * poll: a WAKE caller runs the QPs it rang, the softirq of the wire runs
+ * the side a packet is for, and either runs, one level down, the side of
+ * a QP of this host its packets reach: the peer's responder of a loopback
+ * ping-pong.  Deeper than that, work for a side some context runs (the
+ * ACK for the requester below us) is left to that owner, which runs once
+ * more, and other work goes on the run list: two QPs that answer each
+ * other never recurse.  An inline run has BH off, so the per-CPU depth is
+ * its own.  What a run leaves (budgets, a long READ response stream, a
+ * flush, timers) goes on the run list.
+ */
+#define MLX_HW_INLINE_DEPTH	2
+static DEFINE_PER_CPU(unsigned int, mlx_hw_inline_depth);
+
+/* Runs what @send (else the receive side) of @qp has; BH off. */
+static void mlx_hw_run_inline(struct mlx_hw_qp *qp, bool send)
+{
+	bool more;
+
+	__this_cpu_inc(mlx_hw_inline_depth);
+	mlx_hw_apm_service(qp);
+	more = send ? mlx_hw_run_side(qp, &qp->send_side, mlx_hw_run_send_side,
+				      true) :
+		      mlx_hw_run_side(qp, &qp->recv_side, mlx_hw_run_recv_side,
+				      true);
+	__this_cpu_dec(mlx_hw_inline_depth);
+	if (more)
+		mlx_hw_qp_schedule(qp);
+}
+
+/* Whether a packet's side may run here (see above). */
+static bool mlx_hw_may_run_inline(void)
+{
+	unsigned int depth;
+
+	if (in_hardirq() || !in_softirq())
+		return false;
+	depth = __this_cpu_read(mlx_hw_inline_depth);
+	return depth ? depth < MLX_HW_INLINE_DEPTH : in_serving_softirq();
+}
+
+/*
+ * A packet was queued for a side of @qp: a response for the send side
+ * (@send), a request for the receive side.  It runs here if this is the
+ * wire's softirq or an inline run that may go one level down; else its
+ * owner runs it once more, or the QP goes on the run list.  Any context.
+ */
+void mlx_hw_qp_offer(struct mlx_hw_qp *qp, bool send)
+{
+	if (mlx_hw_may_run_inline())
+		mlx_hw_run_inline(qp, send);
+	else if (!mlx_hw_side_again(send ? &qp->send_side : &qp->recv_side))
+		mlx_hw_qp_schedule(qp);
+}
+
+/*
+ * A WAKE caller rang @qp: both its sides run now, in the caller's context
+ * (the receive side for the flush of receives posted in ERR, or requests
+ * that wait).  Process context.
+ */
+void mlx_hw_qp_run_here(struct mlx_hw_qp *qp)
+{
+	local_bh_disable();
+	mlx_hw_run_inline(qp, true);
+	mlx_hw_run_inline(qp, false);
+	local_bh_enable();
+}
+
+/* Runs one QP on the run list: what its state asks of each side. */
 static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 {
-	bool flushed;
+	bool again;
 
 	mlx_hw_apm_service(qp);
-	flushed = mlx_hw_run_side(qp, &qp->send_side, mlx_hw_run_send_side);
-	flushed |= mlx_hw_run_side(qp, &qp->recv_side, mlx_hw_run_recv_side);
+	again = mlx_hw_run_side(qp, &qp->send_side, mlx_hw_run_send_side,
+				false);
+	again |= mlx_hw_run_side(qp, &qp->recv_side, mlx_hw_run_recv_side,
+				 false);
 	/*
-	 * A flush works within a budget: while it makes progress the QP runs
-	 * again (no doorbell announces what is left), until a run flushes
-	 * nothing.
+	 * Work offered while it ran, and a flush, which works within a
+	 * budget and goes on while it makes progress (no doorbell announces
+	 * what is left): the QP runs again, behind the others.
 	 */
-	if (flushed)
+	if (again)
 		mlx_hw_qp_schedule(qp);
 }
 
@@ -215,34 +296,42 @@ static bool mlx_hw_run(struct mlx_hw_dev *dev)
 }
 
 /*
- * One pass (see the top of the file): the doorbells of @uctx only (a WAKE
- * caller's, the object named by WAKE_DB first), or of every context (the
- * thread, @uctx NULL).  True if it found any work.
+ * The thread's pass (see the top of the file): the doorbells of every
+ * context, then the run list.  True if it found any work.
  */
-static bool mlx_hw_engine_pass(struct mlx_hw_dev *dev,
-			       struct mlx_hw_ucontext *uctx, u32 rung)
+static bool mlx_hw_engine_pass(struct mlx_hw_dev *dev)
 {
-	bool did = false;
+	bool did;
 
 	spin_lock_irq(&dev->run_lock);
 	dev->runners++;
 	spin_unlock_irq(&dev->run_lock);
-	/* A runner now: scheduling the QP rung does not wake the thread. */
-	if (rung) {
-		mlx_hw_db_serve(uctx, rung);
-		did = true;
-	}
-	did |= uctx ? mlx_hw_db_consume(uctx) : mlx_hw_db_consume_all(dev);
-	did |= mlx_hw_rx_dispatch(dev);
+	/* A runner now: scheduling a QP rung does not wake the thread. */
+	did = mlx_hw_db_consume_all(dev);
 	did |= mlx_hw_run(dev);
 	return did;
+}
+
+/*
+ * A WAKE caller's pass: the object named by WAKE_DB, then the rest of its
+ * context's ring, each QP run in the caller's context; never the run
+ * list, which holds other contexts' work.  True if it found any.
+ */
+static bool mlx_hw_wake_pass(struct mlx_hw_ucontext *uctx, u32 rung)
+{
+	bool did = false;
+
+	if (rung) {
+		mlx_hw_db_serve(uctx, rung, true);
+		did = true;
+	}
+	return mlx_hw_db_consume(uctx) || did;
 }
 
 /* Work is waiting for the next pass. */
 static bool mlx_hw_engine_busy(struct mlx_hw_dev *dev)
 {
-	return !list_empty_careful(&dev->run_list) ||
-	       !skb_queue_empty_lockless(&dev->rx_queue);
+	return !list_empty_careful(&dev->run_list);
 }
 
 /* ---------------- the thread ---------------- */
@@ -310,7 +399,7 @@ static int mlx_hw_engine_thread(void *arg)
 
 	while (!kthread_should_stop()) {
 		atomic_set(&dev->kick, 0);
-		if (mlx_hw_engine_pass(dev, NULL, 0)) {
+		if (mlx_hw_engine_pass(dev)) {
 			idle_since = local_clock();
 			cond_resched();
 			continue;
@@ -438,7 +527,7 @@ void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 	int pass;
 
 	for (pass = 0; pass < 4; pass++, rung = 0)
-		if (!mlx_hw_engine_pass(dev, uctx, rung))
+		if (!mlx_hw_wake_pass(uctx, rung))
 			break;
 	if (READ_ONCE(dev->engine_contended) && !mlx_hw_engine_busy(dev)) {
 		/* Served here, the thread at most probed: inline either way. */

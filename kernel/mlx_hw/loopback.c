@@ -119,7 +119,7 @@ int mlx_hw_loopback_xmit(struct mlx_hw_dev *src, const struct mlx_hw_av *av,
 		return 0;
 	}
 	if (mlx_hw_lo_roll(READ_ONCE(lo_dup_ppm))) {
-		dup = skb_clone(skb, GFP_KERNEL);
+		dup = skb_clone(skb, GFP_ATOMIC);
 		if (dup) {
 			mlx_hw_count(src, MLX_HW_CNT_LO_DUPLICATED, 1);
 			mlx_hw_loopback_deliver(dup);

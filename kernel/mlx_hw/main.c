@@ -105,7 +105,6 @@ static void mlx_hw_dev_free(struct mlx_hw_dev *dev)
 {
 	mlx_hw_pdev_del(dev);	/* after ibx_unregister_device() */
 	mlx_hw_engine_stop(dev);
-	skb_queue_purge(&dev->rx_queue);
 	kfree_skb(dev->lo_held);
 	mlx_hw_mcast_cleanup(dev);
 	if (dev->engine_region)
@@ -159,8 +158,6 @@ static int mlx_hw_bind(struct net_device *ndev, const char *ibname)
 	init_waitqueue_head(&dev->engine_wq);
 	spin_lock_init(&dev->run_lock);
 	INIT_LIST_HEAD(&dev->run_list);
-	skb_queue_head_init(&dev->rx_queue);
-	mutex_init(&dev->rx_lock);
 	mutex_init(&dev->ctx_lock);
 	INIT_LIST_HEAD(&dev->ctx_list);
 	spin_lock_init(&dev->lo_lock);

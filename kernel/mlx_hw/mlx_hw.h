@@ -96,7 +96,6 @@
 
 /* Packets an input queue holds before arrivals are dropped (congestion). */
 #define MLX_HW_QP_QUEUE_LEN	4096
-#define MLX_HW_RX_QUEUE_LEN	8192
 
 /* enum ibv_wc_status values written to CQEs. */
 enum mlx_hw_wc_status {
@@ -233,10 +232,8 @@ struct mlx_hw_dev {
 	spinlock_t run_lock;		/* protects run_list, runners */
 	struct list_head run_list;	/* QPs with work, in arrival order */
 	unsigned int runners;		/* contexts in a pass: they drain it */
-	struct sk_buff_head rx_queue;	/* packets from the wire (net.c) */
 	struct mutex ctx_lock;		/* protects ctx_list */
 	struct list_head ctx_list;	/* user contexts: their doorbell rings */
-	struct mutex rx_lock;		/* one context takes rx_queue at a time */
 
 	/* Loopback fault injection: the packet held back to reorder. */
 	spinlock_t lo_lock;		/* protects lo_held */
@@ -544,7 +541,7 @@ static inline void mlx_hw_qp_put(struct mlx_hw_qp *qp)
 {
 	mlx_hw_obj_put(&qp->obj);
 }
-void mlx_hw_qp_to_err(struct mlx_hw_qp *qp);
+bool mlx_hw_qp_to_err(struct mlx_hw_qp *qp);
 void mlx_hw_qp_fatal(struct mlx_hw_qp *qp, enum ibx_event_type event);
 bool mlx_hw_db_ok(struct mlx_hw_qp *qp, u32 pi, u32 ci, u32 cnt);
 int mlx_hw_av_set(struct mlx_hw_dev *dev, struct mlx_hw_av *av,
@@ -582,7 +579,7 @@ int mlx_hw_db_ctx_init(struct mlx_hw_ucontext *uctx, u64 *key);
 void mlx_hw_db_ctx_fini(struct mlx_hw_ucontext *uctx);
 void mlx_hw_db_ctx_resp(struct mlx_hw_alloc_ucontext_resp *resp);
 bool mlx_hw_db_consume(struct mlx_hw_ucontext *uctx);
-void mlx_hw_db_serve(struct mlx_hw_ucontext *uctx, u32 e);
+void mlx_hw_db_serve(struct mlx_hw_ucontext *uctx, u32 e, bool here);
 bool mlx_hw_db_consume_all(struct mlx_hw_dev *dev);
 bool mlx_hw_db_pending_any(struct mlx_hw_dev *dev);
 
@@ -593,6 +590,8 @@ void mlx_hw_engine_kick(struct mlx_hw_dev *dev);
 void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 			u32 rung);
 void mlx_hw_qp_schedule(struct mlx_hw_qp *qp);
+void mlx_hw_qp_offer(struct mlx_hw_qp *qp, bool send);
+void mlx_hw_qp_run_here(struct mlx_hw_qp *qp);
 void mlx_hw_qp_unschedule(struct mlx_hw_qp *qp);
 
 /* data.c */
@@ -638,7 +637,8 @@ int mlx_hw_atomic(struct mlx_hw_seg *seg, bool cmp_swp, u64 swap_add,
 /* side.c */
 void mlx_hw_side_init(struct mlx_hw_side *s);
 bool mlx_hw_side_begin(struct mlx_hw_side *s);
-bool mlx_hw_side_end(struct mlx_hw_side *s);
+bool mlx_hw_side_again(struct mlx_hw_side *s);
+bool mlx_hw_side_end(struct mlx_hw_side *s, bool keep);
 void mlx_hw_side_pause(struct mlx_hw_side *s);
 bool mlx_hw_side_resume(struct mlx_hw_side *s);
 bool mlx_hw_side_held(struct mlx_hw_side *s);
@@ -691,7 +691,6 @@ bool mlx_hw_gid_is_local(const union ibx_gid *gid);
 void mlx_hw_pkt_gids(struct sk_buff *skb, union ibx_gid *sgid,
 		     union ibx_gid *dgid);
 void mlx_hw_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb);
-bool mlx_hw_rx_dispatch(struct mlx_hw_dev *dev);
 
 /* resp.c */
 void mlx_hw_responder(struct mlx_hw_qp *qp);

@@ -13,8 +13,8 @@
  *
  * Receive: one kernel UDP socket per address family takes port 4791; its
  * encap hook runs in softirq, checks the ICRC, strips UDP and ICRC and
- * queues the packet on the device of the netdev it arrived on.  All else
- * (recv.c) happens in the engine, in process context.
+ * hands the packet to recv.c for the device of the netdev it arrived on,
+ * which runs the QP's side that takes it right there (engine.c).
  */
 #include <linux/crc32.h>
 #include <linux/if_ether.h>
@@ -302,8 +302,8 @@ int mlx_hw_net_xmit(struct mlx_hw_dev *dev, const struct mlx_hw_av *av,
 
 /*
  * The UDP encap hook (softirq, skb->data at the UDP header, the UDP
- * length already trimmed to): check, strip and hand over to the engine.
- * Returns 0: the packet is always consumed.
+ * length already trimmed to): check, strip and receive.  Returns 0: the
+ * packet is always consumed.
  */
 static int mlx_hw_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
@@ -336,12 +336,8 @@ static int mlx_hw_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	pkt = mlx_hw_pkt(skb);
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->flags = ipv6 ? MLX_HW_PKT_IPV6 : 0;
-	if (skb_queue_len(&dev->rx_queue) >= MLX_HW_RX_QUEUE_LEN) {
-		mlx_hw_count(dev, MLX_HW_CNT_DROP_QUEUE_FULL, 1);
-		goto drop;
-	}
-	skb_queue_tail(&dev->rx_queue, skb);
-	mlx_hw_engine_kick(dev);
+	/* RCU keeps @dev; its QPs are looked up with references. */
+	mlx_hw_rcv(dev, skb);
 	rcu_read_unlock();
 	return 0;
 drop:

@@ -32,7 +32,7 @@ struct sk_buff *mlx_hw_pkt_alloc(struct mlx_hw_qp *qp, u8 opcode, u32 paylen,
 	struct sk_buff *skb;
 
 	skb = alloc_skb(head + info->length + (zcopy ? 0 : paylen) + tail,
-			GFP_KERNEL | __GFP_NOWARN);
+			GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);
@@ -103,7 +103,7 @@ int mlx_hw_pkt_xmit(struct mlx_hw_qp *qp, const struct mlx_hw_av *av,
 	 * other hosts through the wire.
 	 */
 	if (mcast) {
-		struct sk_buff *copy = skb_copy(skb, GFP_KERNEL);
+		struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
 
 		if (copy)
 			mlx_hw_loopback_xmit(dev, av, copy);

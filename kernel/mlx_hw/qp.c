@@ -370,24 +370,31 @@ static void mlx_hw_qp_set_state(struct mlx_hw_qp *qp, int state)
 		WRITE_ONCE(qp->db->flags, cpu_to_le32(MLX_HW_QP_DB_RING_RQ));
 }
 
-/* Moves a QP to ERR from the data path; the engine flushes its queues. */
-void mlx_hw_qp_to_err(struct mlx_hw_qp *qp)
+/*
+ * Moves a QP to ERR from the data path; the engine flushes its queues.
+ * Both sides may fail at once, in two contexts: one of them moves the QP,
+ * and only that one returns true.
+ */
+bool mlx_hw_qp_to_err(struct mlx_hw_qp *qp)
 {
-	if (READ_ONCE(qp->state) == IBX_QPS_ERR)
-		return;
+	int old = READ_ONCE(qp->state);
+
+	do {
+		if (old == IBX_QPS_ERR)
+			return false;
+	} while (!try_cmpxchg(&qp->state, &old, IBX_QPS_ERR));
 	mlx_hw_qp_set_state(qp, IBX_QPS_ERR);
 	/* QUERY_QP must report the state the QP is really in. */
 	WRITE_ONCE(qp->ibx.attr.qp_state, IBX_QPS_ERR);
 	mlx_hw_qp_schedule(qp);
+	return true;
 }
 
 /* An error with an affiliated event: ERR, then the event, once. */
 void mlx_hw_qp_fatal(struct mlx_hw_qp *qp, enum ibx_event_type event)
 {
-	if (READ_ONCE(qp->state) == IBX_QPS_ERR)
-		return;
-	mlx_hw_qp_to_err(qp);
-	ibx_qp_event(&qp->ibx, event);
+	if (mlx_hw_qp_to_err(qp))
+		ibx_qp_event(&qp->ibx, event);
 }
 
 /*

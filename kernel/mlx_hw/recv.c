@@ -3,13 +3,13 @@
  * recv.c - an arriving packet, from the wire (net.c, through the device's
  * rx queue) or from loopback, is checked against what the headers say and
  * against its destination QP, then queued for that QP's responder
- * (requests) or completer (responses), and the QP is scheduled.  A packet
- * that fails a check is dropped and counted by the reason (hw_counters
- * rx_drop_*); nothing here answers the sender: NAKs are the responder's.
+ * (requests) or completer (responses), and that side of the QP is offered
+ * the work (engine.c: run here, or by the thread).  A packet that fails a
+ * check is dropped and counted by the reason (hw_counters rx_drop_*);
+ * nothing here answers the sender: NAKs are the responder's.
  *
- * mlx_hw_rcv() runs in the engine (process context) or in a loopback
- * sender, under RCU for the latter's sake, and never sleeps; the engine's
- * mlx_hw_rx_dispatch() may wait for another context's dispatch.
+ * mlx_hw_rcv() runs in the softirq of the wire (net.c) or in a loopback
+ * sender, under RCU, and never sleeps.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -143,7 +143,7 @@ static enum mlx_hw_counter mlx_hw_qp_enqueue(struct mlx_hw_dev *dev,
 	mlx_hw_qp_dbg(qp, "rx %s psn %u len %u\n",
 		      mlx_hw_opcode[pkt->opcode].name, pkt->psn, pkt->paylen);
 	skb_queue_tail(q, skb);
-	mlx_hw_qp_schedule(qp);
+	mlx_hw_qp_offer(qp, !req);
 	return 0;
 }
 
@@ -213,26 +213,3 @@ drop:
 	kfree_skb(skb);
 }
 
-/*
- * Takes the packets the wire queued for @dev; true if there were any.  The
- * engine thread and MLX_HW_IOCTL_WAKE callers make passes at the same
- * time: one at a time dequeues and hands over, or a packet taken by one
- * could reach its QP's queue after the next one, taken by another (a
- * sequence error for RC, a lost message for UC, disorder for UD).
- */
-bool mlx_hw_rx_dispatch(struct mlx_hw_dev *dev)
-{
-	unsigned int budget = MLX_HW_PKT_BUDGET * 4;
-	struct sk_buff *skb;
-	bool did = false;
-
-	if (skb_queue_empty_lockless(&dev->rx_queue))
-		return false;
-	mutex_lock(&dev->rx_lock);
-	while (budget-- && (skb = skb_dequeue(&dev->rx_queue))) {
-		mlx_hw_rcv(dev, skb);
-		did = true;
-	}
-	mutex_unlock(&dev->rx_lock);
-	return did;
-}

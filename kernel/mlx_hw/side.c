@@ -52,27 +52,51 @@ bool mlx_hw_side_begin(struct mlx_hw_side *s)
 }
 
 /*
- * The owner's run is over: true if work was offered meanwhile and the
- * caller, still the owner, runs the side again; false if it let go.  A
- * side paused meanwhile is let go, its offers kept for the resume.
+ * Offers work to @s without taking it: true if a context owns it (it runs
+ * the side once more) or the control path holds it (the resume reports
+ * the work); false if nobody does, and the caller must see to a run.
  */
-bool mlx_hw_side_end(struct mlx_hw_side *s)
+bool mlx_hw_side_again(struct mlx_hw_side *s)
 {
 	int old = atomic_read(&s->state), new;
 
 	do {
-		if ((old & MLX_HW_SIDE_AGAIN) && !(old & MLX_HW_SIDE_PAUSED))
-			new = old & ~MLX_HW_SIDE_AGAIN;
+		if (old & MLX_HW_SIDE_PAUSED)
+			new = old | MLX_HW_SIDE_PENDING;
+		else if (old & MLX_HW_SIDE_OWNED)
+			new = old | MLX_HW_SIDE_AGAIN;
 		else
+			return false;
+	} while (!atomic_try_cmpxchg(&s->state, &old, new));
+	return true;
+}
+
+/*
+ * The owner's run is over.  If work was offered meanwhile: with @keep the
+ * caller stays the owner and runs the side again (true); without, it lets
+ * go all the same and must schedule the QP (true), behind the others.
+ * False: nothing was offered, and the side is let go.  A side paused
+ * meanwhile is let go, its offers kept for the resume (false).
+ */
+bool mlx_hw_side_end(struct mlx_hw_side *s, bool keep)
+{
+	int old = atomic_read(&s->state), new;
+	bool again;
+
+	do {
+		again = (old & MLX_HW_SIDE_AGAIN) && !(old & MLX_HW_SIDE_PAUSED);
+		if (again && keep)
+			new = old & ~MLX_HW_SIDE_AGAIN;
+		else if (old & MLX_HW_SIDE_PAUSED)
 			new = (old & ~(MLX_HW_SIDE_OWNED | MLX_HW_SIDE_AGAIN)) |
 			      ((old & MLX_HW_SIDE_AGAIN) ? MLX_HW_SIDE_PENDING : 0);
+		else
+			new = old & ~(MLX_HW_SIDE_OWNED | MLX_HW_SIDE_AGAIN);
 	} while (!atomic_try_cmpxchg(&s->state, &old, new));
-	if (new & MLX_HW_SIDE_OWNED)
-		return true;
 	/* The cmpxchg ordered the side's state before the pauser's wake. */
-	if (new & MLX_HW_SIDE_PAUSED)
+	if (!(new & MLX_HW_SIDE_OWNED) && (new & MLX_HW_SIDE_PAUSED))
 		wake_up_var(&s->state);
-	return false;
+	return again;
 }
 
 /*
