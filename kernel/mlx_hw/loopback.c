@@ -127,7 +127,7 @@ int mlx_hw_loopback_xmit(struct mlx_hw_dev *src, const struct mlx_hw_av *av,
 	}
 	spin_lock_bh(&src->lo_lock);
 	if (!src->lo_held && mlx_hw_lo_roll(READ_ONCE(lo_reorder_ppm))) {
-		/* Held until the next packet has gone (or the pass ends). */
+		/* Held until the next packet has gone (or a thread's pass). */
 		src->lo_held = skb;
 		skb = NULL;
 		mlx_hw_count(src, MLX_HW_CNT_LO_REORDERED, 1);
@@ -138,6 +138,8 @@ int mlx_hw_loopback_xmit(struct mlx_hw_dev *src, const struct mlx_hw_av *av,
 	spin_unlock_bh(&src->lo_lock);
 	if (skb)
 		mlx_hw_loopback_deliver(skb);
+	else	/* held: the thread's next pass delivers it if nothing else */
+		mlx_hw_engine_kick(src);
 	if (held)
 		mlx_hw_loopback_deliver(held);
 	return 0;
