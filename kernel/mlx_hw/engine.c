@@ -159,7 +159,7 @@ static bool mlx_hw_run_side(struct mlx_hw_qp *qp, struct mlx_hw_side *side,
 }
 
 /*
- * Run to completion (docs/prm.md 2.2).  Work runs in the context that has
+ * Run to completion (docs/prm.md 2.3).  Work runs in the context that has
  * it, without waiting for the thread to win a CPU from the processes that
  * poll: a WAKE caller runs the QPs it rang, the softirq of the wire runs
  * the side a packet is for, and either runs, one level down, the side of
