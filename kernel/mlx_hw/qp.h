@@ -231,9 +231,11 @@ struct mlx_hw_res {
 	};
 };
 
-/* Responder states (resp.c); names in resp.c. */
+/*
+ * Responder states (resp.c); names in resp.c.  A failed check goes to an
+ * ERR_ state, which decides the answer (IBA 9.9.3) and goes on to NAK.
+ */
 enum mlx_hw_resp_state {
-	MLX_HW_RESP_GET_PKT,		/* next request */
 	MLX_HW_RESP_CHECK_PSN,		/* in sequence, duplicate, ahead */
 	MLX_HW_RESP_CHECK_OP_SEQ,	/* FIRST/MIDDLE/LAST order */
 	MLX_HW_RESP_CHECK_OP_VALID,	/* enabled by the QP's access */
@@ -249,7 +251,20 @@ enum mlx_hw_resp_state {
 	MLX_HW_RESP_DUPLICATE,		/* answer a duplicate again */
 	MLX_HW_RESP_NAK,		/* NAK and, RC, ERR */
 	MLX_HW_RESP_DROP,		/* silently dropped */
-	MLX_HW_RESP_EXIT,		/* nothing more now */
+	MLX_HW_RESP_ERR_PSN_OUT_OF_SEQ,	/* a PSN gap: one sequence NAK */
+	MLX_HW_RESP_ERR_RNR,		/* no receive WQE: RNR NAK */
+	MLX_HW_RESP_ERR_MISSING_FIRST,	/* MIDDLE or LAST, no message open */
+	MLX_HW_RESP_ERR_MISSING_LAST,	/* FIRST, a message still open */
+	MLX_HW_RESP_ERR_UNSUPPORTED_OP,	/* not enabled by the QP's access */
+	MLX_HW_RESP_ERR_XRC_SRQ,	/* XRCETH names no usable XRC SRQ */
+	MLX_HW_RESP_ERR_LENGTH,		/* packet or DMA length inconsistent */
+	MLX_HW_RESP_ERR_TOO_LONG,	/* a SEND beyond its receive buffers */
+	MLX_HW_RESP_ERR_MISALIGNED_ATOMIC, /* atomic VA not 8-byte aligned */
+	MLX_HW_RESP_ERR_RKEY_VIOLATION,	/* R_Key, range or access refused */
+	MLX_HW_RESP_ERR_WRITE_FAULT,	/* WRITE target pages went away */
+	MLX_HW_RESP_ERR_ATOMIC_FAULT,	/* atomic target page went away */
+	MLX_HW_RESP_ERR_BAD_RWQE,	/* the receive WQE is unusable */
+	MLX_HW_RESP_ERR_RECV_FAULT,	/* receive buffer pages went away */
 	MLX_HW_RESP_NUM_STATES
 };
 

@@ -19,7 +19,6 @@
 #include "resp.h"
 
 static const char *const mlx_hw_resp_state_names[] = {
-	[MLX_HW_RESP_GET_PKT] = "GET_PKT",
 	[MLX_HW_RESP_CHECK_PSN] = "CHECK_PSN",
 	[MLX_HW_RESP_CHECK_OP_SEQ] = "CHECK_OP_SEQ",
 	[MLX_HW_RESP_CHECK_OP_VALID] = "CHECK_OP_VALID",
@@ -35,26 +34,37 @@ static const char *const mlx_hw_resp_state_names[] = {
 	[MLX_HW_RESP_DUPLICATE] = "DUPLICATE",
 	[MLX_HW_RESP_NAK] = "NAK",
 	[MLX_HW_RESP_DROP] = "DROP",
-	[MLX_HW_RESP_EXIT] = "EXIT",
+	[MLX_HW_RESP_ERR_PSN_OUT_OF_SEQ] = "ERR_PSN_OUT_OF_SEQ",
+	[MLX_HW_RESP_ERR_RNR] = "ERR_RNR",
+	[MLX_HW_RESP_ERR_MISSING_FIRST] = "ERR_MISSING_FIRST",
+	[MLX_HW_RESP_ERR_MISSING_LAST] = "ERR_MISSING_LAST",
+	[MLX_HW_RESP_ERR_UNSUPPORTED_OP] = "ERR_UNSUPPORTED_OP",
+	[MLX_HW_RESP_ERR_XRC_SRQ] = "ERR_XRC_SRQ",
+	[MLX_HW_RESP_ERR_LENGTH] = "ERR_LENGTH",
+	[MLX_HW_RESP_ERR_TOO_LONG] = "ERR_TOO_LONG",
+	[MLX_HW_RESP_ERR_MISALIGNED_ATOMIC] = "ERR_MISALIGNED_ATOMIC",
+	[MLX_HW_RESP_ERR_RKEY_VIOLATION] = "ERR_RKEY_VIOLATION",
+	[MLX_HW_RESP_ERR_WRITE_FAULT] = "ERR_WRITE_FAULT",
+	[MLX_HW_RESP_ERR_ATOMIC_FAULT] = "ERR_ATOMIC_FAULT",
+	[MLX_HW_RESP_ERR_BAD_RWQE] = "ERR_BAD_RWQE",
+	[MLX_HW_RESP_ERR_RECV_FAULT] = "ERR_RECV_FAULT",
 };
 static_assert(ARRAY_SIZE(mlx_hw_resp_state_names) == MLX_HW_RESP_NUM_STATES);
 
 /* ---------------- checks ---------------- */
 
 /*
- * A failed request: the NAK state answers @nak_code (RC; UC drops), moves
- * the QP to ERR with @event, and completes the receive WQE with
- * @recv_status if nonzero.
+ * A failed request (an ERR_ state): the NAK state answers @nak_code (RC;
+ * UC drops) and moves the QP to ERR with @event; a receive WQE completes
+ * with resp.recv_status if the check set one.
  */
 static enum mlx_hw_resp_state mlx_hw_resp_fail(struct mlx_hw_qp *qp,
 					       u8 nak_code,
-					       enum ibx_event_type event,
-					       u8 recv_status)
+					       enum ibx_event_type event)
 {
 	qp->resp.nak_syndrome = MLX_HW_AETH_NAK | nak_code;
 	qp->resp.nak_fatal = true;
 	qp->resp.event = event;
-	qp->resp.recv_status = recv_status;
 	return MLX_HW_RESP_NAK;
 }
 
@@ -66,6 +76,36 @@ static enum mlx_hw_resp_state mlx_hw_resp_retry_nak(struct mlx_hw_qp *qp,
 	qp->resp.nak_fatal = false;
 	qp->resp.recv_status = 0;
 	return MLX_HW_RESP_NAK;
+}
+
+/*
+ * What each error state answers (IBA 9.9.3 responder error classes; 9.7.4
+ * for the sequence NAK and RNR).
+ */
+static enum mlx_hw_resp_state mlx_hw_resp_error(struct mlx_hw_qp *qp,
+						enum mlx_hw_resp_state err)
+{
+	switch (err) {
+	case MLX_HW_RESP_ERR_PSN_OUT_OF_SEQ:
+		return mlx_hw_resp_retry_nak(qp, MLX_HW_AETH_NAK |
+					     MLX_HW_NAK_PSN_SEQ);
+	case MLX_HW_RESP_ERR_RNR:
+		return mlx_hw_resp_retry_nak(qp, MLX_HW_AETH_RNR_NAK |
+					     qp->min_rnr_timer);
+	case MLX_HW_RESP_ERR_RKEY_VIOLATION:
+		/* Class C: Remote Access Error. */
+		return mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_ACCESS,
+					IBX_EVENT_QP_ACCESS_ERR);
+	case MLX_HW_RESP_ERR_BAD_RWQE:
+	case MLX_HW_RESP_ERR_RECV_FAULT:
+		/* Class A: the receive WQE failed, Remote Operational Error. */
+		return mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_OP,
+					IBX_EVENT_QP_FATAL);
+	default:
+		/* Class C: Invalid Request. */
+		return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
+					IBX_EVENT_QP_REQ_ERR);
+	}
 }
 
 static enum mlx_hw_resp_state mlx_hw_resp_check_psn(struct mlx_hw_qp *qp,
@@ -100,8 +140,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_psn(struct mlx_hw_qp *qp,
 		if (r->nak_sent)
 			return MLX_HW_RESP_DROP;
 		mlx_hw_count(dev, MLX_HW_CNT_SEQ_NAKS_SENT, 1);
-		return mlx_hw_resp_retry_nak(qp, MLX_HW_AETH_NAK |
-					     MLX_HW_NAK_PSN_SEQ);
+		return MLX_HW_RESP_ERR_PSN_OUT_OF_SEQ;
 	}
 	if (diff < 0) {
 		mlx_hw_count(dev, MLX_HW_CNT_DUPLICATES, 1);
@@ -122,18 +161,14 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_op_seq(struct mlx_hw_qp *qp,
 	if (mask & MLX_HW_M_FIRST) {
 		if (r->in_msg) {
 			if (reliable)
-				return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
-							IBX_EVENT_QP_REQ_ERR, 0);
+				return MLX_HW_RESP_ERR_MISSING_LAST;
 			mlx_hw_resp_abort_msg(qp);
 		}
 		return MLX_HW_RESP_CHECK_OP_VALID;
 	}
 	if (r->in_msg && r->in_write == !!(mask & MLX_HW_M_WRITE))
 		return MLX_HW_RESP_CHECK_OP_VALID;
-	if (!reliable)
-		return MLX_HW_RESP_DROP;
-	return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ, IBX_EVENT_QP_REQ_ERR,
-				0);
+	return reliable ? MLX_HW_RESP_ERR_MISSING_FIRST : MLX_HW_RESP_DROP;
 }
 
 /*
@@ -149,8 +184,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_op_valid(struct mlx_hw_qp *qp,
 
 	if (qp->ibx.qp_type == IB_UVERBS_QPT_XRC_TGT &&
 	    !mlx_hw_resp_xrc_srq(qp, skb))
-		return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
-					IBX_EVENT_QP_REQ_ERR, 0);
+		return MLX_HW_RESP_ERR_XRC_SRQ;
 	if (mask & MLX_HW_M_WRITE)
 		need = IB_UVERBS_ACCESS_REMOTE_WRITE;
 	else if (mask & MLX_HW_M_READ)
@@ -161,8 +195,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_op_valid(struct mlx_hw_qp *qp,
 		return MLX_HW_RESP_CHECK_RESOURCE;
 	if (qp->ibx.qp_type == IB_UVERBS_QPT_UC)
 		return MLX_HW_RESP_DROP;
-	return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ, IBX_EVENT_QP_REQ_ERR,
-				0);
+	return MLX_HW_RESP_ERR_UNSUPPORTED_OP;
 }
 
 /*
@@ -185,23 +218,22 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_resource(struct mlx_hw_qp *qp,
 			if (!reliable)
 				return MLX_HW_RESP_DROP;
 			mlx_hw_count(dev, MLX_HW_CNT_RNR_NAKS_SENT, 1);
-			return mlx_hw_resp_retry_nak(qp, MLX_HW_AETH_RNR_NAK |
-						     qp->min_rnr_timer);
+			return MLX_HW_RESP_ERR_RNR;
 		}
-		if (ret)	/* IBA responder class A: the WQE is bad */
-			return mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_OP,
-						IBX_EVENT_QP_FATAL, ret);
+		if (ret) {	/* IBA responder class A: the WQE is bad */
+			r->recv_status = ret;
+			return MLX_HW_RESP_ERR_BAD_RWQE;
+		}
 	}
 	if ((mask & MLX_HW_M_FIRST) || !r->in_msg)
 		return MLX_HW_RESP_CHECK_LENGTH;
 	/* A message in progress: its buffers' MRs are looked up again. */
-	if (!r->in_write && mlx_hw_sgl_unpark(dev, qp, &r->rwqe))
-		return mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_OP,
-					IBX_EVENT_QP_FATAL,
-					MLX_HW_WC_LOC_PROT_ERR);
+	if (!r->in_write && mlx_hw_sgl_unpark(dev, qp, &r->rwqe)) {
+		r->recv_status = MLX_HW_WC_LOC_PROT_ERR;
+		return MLX_HW_RESP_ERR_BAD_RWQE;
+	}
 	if (r->in_write && mlx_hw_sgl_unpark(dev, qp, &r->wr_dst))
-		return reliable ? mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_ACCESS,
-						   IBX_EVENT_QP_ACCESS_ERR, 0) :
+		return reliable ? MLX_HW_RESP_ERR_RKEY_VIOLATION :
 				  MLX_HW_RESP_DROP;
 	return MLX_HW_RESP_CHECK_LENGTH;
 }
@@ -243,9 +275,8 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_length(struct mlx_hw_qp *qp,
 		if (!reliable)
 			return mlx_hw_resp_too_long(qp);
 		/* IBA 9.9.3.1.2: the receive buffers are too small. */
-		return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
-					IBX_EVENT_QP_REQ_ERR,
-					MLX_HW_WC_LOC_LEN_ERR);
+		r->recv_status = MLX_HW_WC_LOC_LEN_ERR;
+		return MLX_HW_RESP_ERR_TOO_LONG;
 	}
 	if (pkt->mask & (MLX_HW_M_WRITE | MLX_HW_M_READ)) {
 		u32 len = (pkt->mask & MLX_HW_M_RETH) ?
@@ -260,10 +291,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_length(struct mlx_hw_qp *qp,
 	}
 	return MLX_HW_RESP_CHECK_RKEY;
 invalid:
-	if (!reliable)
-		return MLX_HW_RESP_DROP;
-	return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ, IBX_EVENT_QP_REQ_ERR,
-				0);
+	return reliable ? MLX_HW_RESP_ERR_LENGTH : MLX_HW_RESP_DROP;
 }
 
 /* The R_Key of a WRITE (first packet), READ or atomic (IBA 9.7.4.1.5). */
@@ -284,8 +312,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_rkey(struct mlx_hw_qp *qp,
 		access = IB_UVERBS_ACCESS_REMOTE_ATOMIC;
 		/* IBA 9.4.5: the address must be 8-byte aligned. */
 		if (va & 7)
-			return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
-						IBX_EVENT_QP_REQ_ERR, 0);
+			return MLX_HW_RESP_ERR_MISALIGNED_ATOMIC;
 	} else if (mask & MLX_HW_M_RETH) {
 		h = mlx_hw_pkt_hdr(skb, MLX_HW_RETH);
 		va = mlx_hw_reth_va(h);
@@ -314,8 +341,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_rkey(struct mlx_hw_qp *qp,
 		return MLX_HW_RESP_EXECUTE;
 	if (qp->ibx.qp_type == IB_UVERBS_QPT_UC)
 		return MLX_HW_RESP_DROP;
-	return mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_ACCESS,
-				IBX_EVENT_QP_ACCESS_ERR, 0);
+	return MLX_HW_RESP_ERR_RKEY_VIOLATION;
 }
 
 /* ---------------- execution ---------------- */
@@ -370,10 +396,9 @@ static enum mlx_hw_resp_state mlx_hw_resp_execute(struct mlx_hw_qp *qp,
 fault:
 	/* The pages went away under the message (a deregistration raced). */
 	if (pkt->mask & MLX_HW_M_WRITE)
-		return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
-					IBX_EVENT_QP_REQ_ERR, 0);
-	return mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_OP, IBX_EVENT_QP_FATAL,
-				MLX_HW_WC_LOC_PROT_ERR);
+		return MLX_HW_RESP_ERR_WRITE_FAULT;
+	r->recv_status = MLX_HW_WC_LOC_PROT_ERR;
+	return MLX_HW_RESP_ERR_RECV_FAULT;
 }
 
 /* The next responder resource, the oldest one overwritten. */
@@ -431,8 +456,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_atomic_reply(struct mlx_hw_qp *qp,
 			    &orig);
 	mlx_hw_sgl_release(&r->wr_dst);
 	if (err)
-		return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
-					IBX_EVENT_QP_REQ_ERR, 0);
+		return MLX_HW_RESP_ERR_ATOMIC_FAULT;
 	res = mlx_hw_resp_new_res(qp);
 	res->type = MLX_HW_RES_ATOMIC;
 	res->first_psn = res->last_psn = pkt->psn;
@@ -609,6 +633,7 @@ static void mlx_hw_resp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
 {
 	enum mlx_hw_resp_state state = MLX_HW_RESP_CHECK_PSN;
 
+	qp->resp.recv_status = 0;
 	mlx_hw_resp_comm_est(qp);
 	for (;;) {
 		mlx_hw_qp_dbg(qp, "resp %s psn %u exp %u\n",
@@ -657,11 +682,14 @@ static void mlx_hw_resp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
 		case MLX_HW_RESP_DROP:
 			state = MLX_HW_RESP_CLEANUP;
 			break;
-		default:	/* CLEANUP */
+		case MLX_HW_RESP_CLEANUP:
 			mlx_hw_resp_put_xrc_srq(qp);
 			qp->resp.state = state;
 			consume_skb(skb);
 			return;
+		default:	/* MLX_HW_RESP_ERR_* */
+			state = mlx_hw_resp_error(qp, state);
+			break;
 		}
 	}
 }
