@@ -18,6 +18,8 @@
 /* Entries start on their own cache lines, after the two of the header. */
 #define MLX_HW_DB_RING_OFFSET	128
 #define MLX_HW_DB_RING_ENTRIES	512
+/* Entries a WAKE caller serves per pass (docs/prm.md 2.3). */
+#define MLX_HW_DB_WAKE_ENTRIES	32
 
 static_assert(sizeof(struct mlx_hw_db_ring) <= MLX_HW_DB_RING_OFFSET);
 static_assert(MLX_HW_DB_RING_OFFSET + MLX_HW_DB_RING_ENTRIES * 4 <= PAGE_SIZE);
@@ -169,13 +171,18 @@ void mlx_hw_db_serve(struct mlx_hw_ucontext *uctx, u32 e, bool here)
  */
 static bool mlx_hw_db_drain(struct mlx_hw_ucontext *uctx, bool here)
 {
-	lockdep_assert_held(&uctx->db_lock);
+	/*
+	 * A WAKE caller serves a bounded share: other threads of the process
+	 * may keep ringing, and the rest is the thread's (kicked after).
+	 */
+	unsigned int max = here ? MLX_HW_DB_WAKE_ENTRIES : MLX_HW_DB_RING_ENTRIES;
 	struct mlx_hw_db_ring *ring = uctx->db_ring;
 	unsigned int n = 0;
 	u32 ci = uctx->db_ci, e;
 	__le32 *slot;
 	bool did = false;
 
+	lockdep_assert_held(&uctx->db_lock);
 	/*
 	 * Cleared before the look, and the look ordered after the clear: a
 	 * doorbell that overflows meanwhile sets the word again.  Acquire:
@@ -187,7 +194,7 @@ static bool mlx_hw_db_drain(struct mlx_hw_ucontext *uctx, bool here)
 		mlx_hw_db_fallback(uctx);
 		did = true;
 	}
-	while (n < MLX_HW_DB_RING_ENTRIES) {
+	while (n < max) {
 		slot = &uctx->db_entry[ci & (MLX_HW_DB_RING_ENTRIES - 1)];
 		/* Acquire: the record the provider published before the entry. */
 		e = le32_to_cpu(smp_load_acquire(slot));
@@ -207,7 +214,7 @@ static bool mlx_hw_db_drain(struct mlx_hw_ucontext *uctx, bool here)
 }
 
 /* The ring may hold something (a lockless hint). */
-static bool mlx_hw_db_hint(struct mlx_hw_ucontext *uctx)
+bool mlx_hw_db_hint(struct mlx_hw_ucontext *uctx)
 {
 	u32 ci = READ_ONCE(uctx->db_ci);
 

@@ -137,24 +137,35 @@ static bool mlx_hw_run_recv_side(struct mlx_hw_qp *qp)
 }
 
 /*
+ * Runs an inline context gives one side: the work it found and the answers
+ * that work brought back (a loopback ACK, the next READ responses), not a
+ * stream that another thread keeps posting to, which would hold the
+ * caller's system call (or the softirq, BH off) for as long as it lasts.
+ */
+#define MLX_HW_INLINE_RUNS	4
+
+/*
  * Runs one side of a QP if no other context does (side.c); one that does
  * runs it again for us.  Work offered during the run is run at once if
- * @to_completion (an inline run), else left for the run list, behind the
- * QPs that wait there (the thread: fairness, docs/prm.md 2.2).  True if
- * the QP must run again later (a flush in progress, work left).
+ * @to_completion (an inline run; up to MLX_HW_INLINE_RUNS runs), else left
+ * for the run list, behind the QPs that wait there (the thread: fairness,
+ * docs/prm.md 2.2).  True if the QP must run again later (a flush in
+ * progress, work left).
  */
 static bool mlx_hw_run_side(struct mlx_hw_qp *qp, struct mlx_hw_side *side,
 			    bool (*run)(struct mlx_hw_qp *qp),
 			    bool to_completion)
 {
-	bool again = false, offered;
+	unsigned int runs = 0;
+	bool again = false, offered, keep;
 
 	if (!mlx_hw_side_begin(side))
 		return false;
 	do {
 		again |= run(qp);
-		offered = mlx_hw_side_end(side, to_completion);
-	} while (offered && to_completion);
+		keep = to_completion && ++runs < MLX_HW_INLINE_RUNS;
+		offered = mlx_hw_side_end(side, keep);
+	} while (offered && keep);
 	return again || offered;
 }
 
@@ -529,7 +540,9 @@ void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 	for (pass = 0; pass < 4; pass++, rung = 0)
 		if (!mlx_hw_wake_pass(uctx, rung))
 			break;
-	if (READ_ONCE(dev->engine_contended) && !mlx_hw_engine_busy(dev)) {
+	/* Entries beyond the caller's share are the thread's (2.3). */
+	if (READ_ONCE(dev->engine_contended) && !mlx_hw_engine_busy(dev) &&
+	    !mlx_hw_db_hint(uctx)) {
 		/* Served here, the thread at most probed: inline either way. */
 		mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
 		now = local_clock();

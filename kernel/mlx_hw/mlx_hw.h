@@ -579,6 +579,7 @@ int mlx_hw_db_ctx_init(struct mlx_hw_ucontext *uctx, u64 *key);
 void mlx_hw_db_ctx_fini(struct mlx_hw_ucontext *uctx);
 void mlx_hw_db_ctx_resp(struct mlx_hw_alloc_ucontext_resp *resp);
 bool mlx_hw_db_consume(struct mlx_hw_ucontext *uctx);
+bool mlx_hw_db_hint(struct mlx_hw_ucontext *uctx);
 void mlx_hw_db_serve(struct mlx_hw_ucontext *uctx, u32 e, bool here);
 bool mlx_hw_db_consume_all(struct mlx_hw_dev *dev);
 bool mlx_hw_db_pending_any(struct mlx_hw_dev *dev);
