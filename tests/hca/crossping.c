@@ -241,7 +241,13 @@ int main(int argc, char **argv)
 		return 1;
 	a.peer = &b;
 	b.peer = &a;
-	if (ut_connect(&c, a.qp, b.qp, 7))
+	/*
+	 * As perftest connects: a loss costs one ACK timeout (67 ms), and 7
+	 * retries ride out half a second without progress.
+	 */
+	ut_ack_timeout = 14;
+	if (ut_rtr(&c, a.qp, b.qp->qp_num) || ut_rtr(&c, b.qp, a.qp->qp_num) ||
+	    ut_rts(a.qp, 7, 7) || ut_rts(b.qp, 7, 7))
 		return 1;
 	deadline = time(NULL) + seconds;
 	if (pthread_create(&ta, NULL, run_side, &a) ||

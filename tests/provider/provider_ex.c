@@ -23,8 +23,9 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/prctl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <infiniband/verbs.h>
 #include "check.h"
 
@@ -484,10 +485,20 @@ static int test_solicited(void *arg)
 }
 
 /*
- * Kills the calling process at its first ioctl(), write() or writev(): the
- * calls a provider could make into the kernel on a post.  For good: only
- * for a child that exits after the calls it checks.
+ * Traps the calling thread's ioctl(), write() and writev() from now on (the
+ * calls a provider could make into the kernel on a post): each raises
+ * SIGSYS, counted by on_sigsys(), and fails without reaching the kernel.
+ * For good, and for this thread only: a thread that exits after the calls
+ * it checks.
  */
+static volatile sig_atomic_t calls_trapped;
+
+static void on_sigsys(int sig)
+{
+	(void)sig;
+	calls_trapped++;
+}
+
 static int forbid_calls(void)
 {
 	struct sock_filter f[] = {
@@ -497,7 +508,7 @@ static int forbid_calls(void)
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_write, 2, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_writev, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
 	};
 	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 
@@ -506,24 +517,39 @@ static int forbid_calls(void)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
+/* Posts 8 receives to @arg (a QP) with calls into the kernel trapped. */
+static void *post_without_calls(void *arg)
+{
+	int i;
+
+	if (forbid_calls())
+		return (void *)1;
+	for (i = 0; i < 8; i++)
+		if (post_recv(arg, NULL, 256 * i, 256, 200 + i))
+			return (void *)2;
+	return NULL;
+}
+
 /*
- * A receive post makes no system call (PRM 3): the engine reads rq_pi when
- * a message arrives.  A child posts receives with every call into the
- * kernel fatal, after the engine had time to fall asleep (a post that
- * rang would then call WAKE); the receives are real, as the flush at ERR
- * shows.  In ERR a post must reach the engine (MLX_HW_QP_DB_RING_RQ): a
- * QP already in ERR flushes what is posted to it.  Only the child posts
- * to b: its queue indices are the child's copy of the provider's state.
+ * A receive post makes no system call (PRM 3.3): the engine reads rq_pi
+ * when a message arrives.  A thread posts receives with its calls into
+ * the kernel trapped (seccomp, that thread only; a fork would not do: the
+ * rings are not copied into a child), after the engine had time to fall
+ * asleep, so that a post that rang would call WAKE.  The receives are
+ * real, as the flush at ERR shows.  In ERR a post must reach the engine
+ * (MLX_HW_QP_DB_RING_RQ): a QP already in ERR flushes what is posted.
  */
 static int test_rq_no_call(void *arg)
 {
 	(void)arg;
 	struct ibv_cq_ex *cq = cq_ex(64, NULL);
 	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
+	struct sigaction sa = { .sa_handler = on_sigsys };
 	struct ibv_qp *a, *b, *c;
 	struct cqe e[8];
-	pid_t pid;
-	int st, i;
+	pthread_t t;
+	void *ret;
+	int i;
 
 	CHECK(cq, "cq_ex");
 	a = qp_ex(ibv_cq_ex_to_cq(cq), IBV_QPT_RC, 8, NULL);
@@ -531,21 +557,14 @@ static int test_rq_no_call(void *arg)
 	c = qp_ex(ibv_cq_ex_to_cq(cq), IBV_QPT_RC, 8, NULL);
 	SETUP(a && b && c && !qp_connect(a, b->qp_num) &&
 	      !qp_connect(b, a->qp_num), "qps: %s", strerror(errno));
+	SETUP(!sigaction(SIGSYS, &sa, NULL), "sigaction");
 	usleep(100000);		/* past any engine's idle spin: it sleeps */
-	pid = fork();
-	SETUP(pid >= 0, "fork: %s", strerror(errno));
-	if (!pid) {
-		if (forbid_calls())
-			_exit(2);
-		for (i = 0; i < 8; i++)
-			if (post_recv(b, NULL, 256 * i, 256, 200 + i))
-				_exit(3);
-		_exit(0);
-	}
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
-	      "child posting receives: %s %d (SIGSYS: a post called the kernel)",
-	      WIFSIGNALED(st) ? "signal" : "exit status",
-	      WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	calls_trapped = 0;
+	SETUP(!pthread_create(&t, NULL, post_without_calls, b), "thread");
+	SETUP(!pthread_join(t, &ret), "join");
+	SETUP(!ret, "posting thread: step %ld failed", (long)ret);
+	CHECK(!calls_trapped, "8 receive posts made %d calls into the kernel",
+	      (int)calls_trapped);
 	CHECK(!ibv_modify_qp(b, &err, IBV_QP_STATE), "b to ERR");
 	CHECK(!poll_ex(cq, e, 8), "flush of the child's receives");
 	for (i = 0; i < 8; i++)
