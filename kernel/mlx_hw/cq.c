@@ -126,8 +126,8 @@ int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
 			goto err_region;
 	}
 	err = xa_alloc_cyclic_bh(&dev->cq_xa, &cqn, NULL,
-			      XA_LIMIT(1, MLX_HW_MAX_CQ), &dev->cq_next,
-			      GFP_KERNEL);
+				 XA_LIMIT(1, MLX_HW_MAX_CQ), &dev->cq_next,
+				 GFP_KERNEL);
 	if (err < 0) {
 		err = err == -EBUSY ? -ENOMEM : err;
 		goto err_mmap;

@@ -77,8 +77,8 @@ int mlx_hw_reg_mr(struct ibx_mr *ibmr, struct ibx_udata *udata)
 	mlx_hw_obj_init(&mr->key.obj);
 	spin_lock_init(&mr->mw_lock);
 	err = xa_alloc_cyclic_bh(&dev->mr_xa, &index, &mr->key,
-			      XA_LIMIT(1, MLX_HW_MAX_MR), &dev->mr_next,
-			      GFP_KERNEL);
+				 XA_LIMIT(1, MLX_HW_MAX_MR), &dev->mr_next,
+				 GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 	mr->key.index = index;

@@ -24,8 +24,8 @@ int mlx_hw_alloc_mw(struct ibx_mw *ibmw, struct ibx_udata *udata)
 	mlx_hw_obj_init(&mw->key.obj);
 	spin_lock_init(&mw->lock);
 	err = xa_alloc_cyclic_bh(&dev->mr_xa, &index, &mw->key,
-			      XA_LIMIT(1, MLX_HW_MAX_MR), &dev->mr_next,
-			      GFP_KERNEL);
+				 XA_LIMIT(1, MLX_HW_MAX_MR), &dev->mr_next,
+				 GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 	mw->key.index = index;

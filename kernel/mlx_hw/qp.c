@@ -220,8 +220,8 @@ static int mlx_hw_create_xrc_tgt(struct mlx_hw_qp *qp,
 		return -ENOMEM;
 	qp->db = qp->region->vaddr;
 	err = xa_alloc_cyclic_bh(&dev->qp_xa, &qpn, NULL,
-			      XA_LIMIT(MLX_HW_MIN_QPN, MLX_HW_MAX_QPN),
-			      &dev->qp_next, GFP_KERNEL);
+				 XA_LIMIT(MLX_HW_MIN_QPN, MLX_HW_MAX_QPN),
+				 &dev->qp_next, GFP_KERNEL);
 	if (err < 0) {
 		err = err == -EBUSY ? -ENOMEM : err;
 		goto err_region;
@@ -255,8 +255,8 @@ static int mlx_hw_qp_alloc_qpn(struct mlx_hw_dev *dev, u32 qp_type, u32 *qpn)
 		return err == -EBUSY ? -EBUSY : err;
 	}
 	err = xa_alloc_cyclic_bh(&dev->qp_xa, qpn, NULL,
-			      XA_LIMIT(MLX_HW_MIN_QPN, MLX_HW_MAX_QPN),
-			      &dev->qp_next, GFP_KERNEL);
+				 XA_LIMIT(MLX_HW_MIN_QPN, MLX_HW_MAX_QPN),
+				 &dev->qp_next, GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 	return 0;
@@ -546,7 +546,7 @@ static void mlx_hw_qp_copy_attr(struct mlx_hw_qp *qp,
 		qp->resp.res_cnt = max_t(u32, 1, attr->max_dest_rd_atomic);
 	if (!(mask & (IBX_QP_AV | IBX_QP_DEST_QPN)))
 		return;
-	/* recv.c checks packets against the path with the sides paused. */
+	/* recv.c compares packets with the path meanwhile: a write section. */
 	mlx_hw_path_write_begin(qp);
 	if (mask & IBX_QP_AV)
 		qp->ah = attr->ah_attr;

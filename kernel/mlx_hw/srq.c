@@ -45,8 +45,8 @@ int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,
 	if (err)
 		goto err_region;
 	err = xa_alloc_cyclic_bh(&dev->srq_xa, &srqn, NULL,
-			      XA_LIMIT(1, MLX_HW_MAX_SRQ), &dev->srq_next,
-			      GFP_KERNEL);
+				 XA_LIMIT(1, MLX_HW_MAX_SRQ), &dev->srq_next,
+				 GFP_KERNEL);
 	if (err < 0) {
 		err = err == -EBUSY ? -ENOMEM : err;
 		goto err_mmap;
