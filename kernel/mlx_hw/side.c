@@ -31,12 +31,13 @@ void mlx_hw_side_init(struct mlx_hw_side *s)
 }
 
 /*
- * Offers to run @s: true if the caller now owns it, and must run it and
- * then call mlx_hw_side_end() until that says stop.  Any context.
- * Fully ordered: an owner sees what the previous owner and the control
- * path wrote (their releasing atomics are fully ordered too).
+ * Offers work to @s: a paused side remembers it for the resume, an owned
+ * side is run once more by its owner, and a free side is taken if @take.
+ * Returns the state before.  Fully ordered: a new owner sees what the
+ * previous owner and the control path wrote (their releasing atomics are
+ * fully ordered too).
  */
-bool mlx_hw_side_begin(struct mlx_hw_side *s)
+static int mlx_hw_side_offer(struct mlx_hw_side *s, bool take)
 {
 	int old = atomic_read(&s->state), new;
 
@@ -45,10 +46,22 @@ bool mlx_hw_side_begin(struct mlx_hw_side *s)
 			new = old | MLX_HW_SIDE_PENDING;
 		else if (old & MLX_HW_SIDE_OWNED)
 			new = old | MLX_HW_SIDE_AGAIN;
-		else
+		else if (take)
 			new = old | MLX_HW_SIDE_OWNED;
+		else
+			return old;
 	} while (!atomic_try_cmpxchg(&s->state, &old, new));
-	return !(old & (MLX_HW_SIDE_OWNED | MLX_HW_SIDE_PAUSED));
+	return old;
+}
+
+/*
+ * Offers to run @s: true if the caller now owns it, and must run it and
+ * then call mlx_hw_side_end() until that says stop.  Any context.
+ */
+bool mlx_hw_side_begin(struct mlx_hw_side *s)
+{
+	return !(mlx_hw_side_offer(s, true) &
+		 (MLX_HW_SIDE_OWNED | MLX_HW_SIDE_PAUSED));
 }
 
 /*
@@ -58,17 +71,8 @@ bool mlx_hw_side_begin(struct mlx_hw_side *s)
  */
 bool mlx_hw_side_again(struct mlx_hw_side *s)
 {
-	int old = atomic_read(&s->state), new;
-
-	do {
-		if (old & MLX_HW_SIDE_PAUSED)
-			new = old | MLX_HW_SIDE_PENDING;
-		else if (old & MLX_HW_SIDE_OWNED)
-			new = old | MLX_HW_SIDE_AGAIN;
-		else
-			return false;
-	} while (!atomic_try_cmpxchg(&s->state, &old, new));
-	return true;
+	return mlx_hw_side_offer(s, false) &
+	       (MLX_HW_SIDE_OWNED | MLX_HW_SIDE_PAUSED);
 }
 
 /*
