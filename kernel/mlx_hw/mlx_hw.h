@@ -3,8 +3,11 @@
  * mlx_hw.h - private declarations of the mlx_hw HCA driver.
  *
  * The driver models a ConnectX-style HCA: queues live in memory shared with
- * userspace (docs/prm.md), and a per-device kernel thread (the "engine")
- * plays the role of the hardware.  The engine is a packet machine: every
+ * userspace (docs/prm.md), and the "engine" plays the role of the
+ * hardware: in the wire's softirq, in the system call that rang a
+ * doorbell, or in a per-device kernel thread (docs/prm.md 2.3, engine.c;
+ * side.c makes one context at a time run a side of a QP).  It is a packet
+ * machine: every
  * message moves as RoCEv2 packets (sk_buffs starting at the BTH), over the
  * wire or through the loopback transport, and one SEND is followed through
  * the files in this order:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * recv.c - an arriving packet, from the wire (net.c, through the device's
- * rx queue) or from loopback, is checked against what the headers say and
+ * recv.c - an arriving packet, from the wire (net.c, in its softirq) or
+ * from loopback, is checked against what the headers say and
  * against its destination QP, then queued for that QP's responder
  * (requests) or completer (responses), and that side of the QP is offered
  * the work (engine.c: run here, or by the thread).  A packet that fails a
