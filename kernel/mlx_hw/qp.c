@@ -363,11 +363,17 @@ err_buf:
  * receive posted from then on, so the provider is told to ring for RQ
  * posts (MLX_HW_QP_DB_RING_RQ; RESET zeroes the doorbell record again).
  */
+static void mlx_hw_qp_ring_rq_in_err(struct mlx_hw_qp *qp)
+{
+	if (qp->rq)
+		WRITE_ONCE(qp->db->flags, cpu_to_le32(MLX_HW_QP_DB_RING_RQ));
+}
+
 static void mlx_hw_qp_set_state(struct mlx_hw_qp *qp, int state)
 {
 	WRITE_ONCE(qp->state, state);
-	if (state == IBX_QPS_ERR && qp->rq)
-		WRITE_ONCE(qp->db->flags, cpu_to_le32(MLX_HW_QP_DB_RING_RQ));
+	if (state == IBX_QPS_ERR)
+		mlx_hw_qp_ring_rq_in_err(qp);
 }
 
 /*
@@ -383,7 +389,7 @@ bool mlx_hw_qp_to_err(struct mlx_hw_qp *qp)
 		if (old == IBX_QPS_ERR)
 			return false;
 	} while (!try_cmpxchg(&qp->state, &old, IBX_QPS_ERR));
-	mlx_hw_qp_set_state(qp, IBX_QPS_ERR);
+	mlx_hw_qp_ring_rq_in_err(qp);
 	/* QUERY_QP must report the state the QP is really in. */
 	WRITE_ONCE(qp->ibx.attr.qp_state, IBX_QPS_ERR);
 	mlx_hw_qp_schedule(qp);
