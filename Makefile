@@ -53,6 +53,7 @@ define cmake_userspace
 		-DCMAKE_INSTALL_PREFIX=$(PREFIX) -DIBX_WERROR=$(WERROR) \
 		-DIBX_VALGRIND=$(2) -DIBX_OUTPUT_DIR=$(1) >/dev/null
 	cmake --build $(1)/userspace -j$$(nproc) -- --no-print-directory
+	touch $(1)/userspace/built.stamp
 endef
 
 userspace:
