@@ -522,35 +522,54 @@ void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
  * polls, so that the posts of a busy stream that follow need no system
  * call (the SQPOLL contract of docs/prm.md section 2).
  *
- * Except when the thread last found its CPU wanted by another task and
- * this call left no work behind: every CPU is busy (typically with the
- * processes polling for our completions), a woken thread would preempt one
- * of them, and the next doorbell is better served here again, as rxe
- * serves every post.  Such a thread is still probed once per probe period:
- * it looks whether a CPU is free again and, if not, sleeps on without
- * running anything.  Timers (ACK timeout, RNR) kick the thread themselves
- * when they fire.
+ * Unless this call left no work behind and a woken thread would only
+ * cost: either it last found its CPU wanted by another task (every CPU is
+ * busy, typically with the processes polling for our completions, and a
+ * woken thread would preempt one of them), or the doorbells come further
+ * apart than its idle spin, so it would spin for nothing and sleep again
+ * before the next one.  The second is a request-response exchange slower
+ * than the spin, such as a ping-pong across a wire: there a thread woken
+ * per message buys no call and costs an IPI and a spin of CPU the guest
+ * believes spare, which under a VM is often its host's and its peer's.
+ * Then the next doorbell is better served here again, as rxe serves every
+ * post.  A contended thread is still probed once per probe period: it
+ * looks whether a CPU is free again and, if not, sleeps on without running
+ * anything.  Timers (ACK timeout, RNR) kick the thread themselves when
+ * they fire.
  */
 void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 			u32 rung)
 {
-	u64 now;
+	u64 now = local_clock();
+	s64 gap;
 	int pass;
 
+	/*
+	 * The time since the previous WAKE ended: how long a thread woken
+	 * then would have spun before this doorbell came.  Callers race on
+	 * engine_last_wake; a lost update only shifts one decision.
+	 */
+	gap = now - READ_ONCE(dev->engine_last_wake);
 	for (pass = 0; pass < 4; pass++, rung = 0)
 		if (!mlx_hw_wake_pass(uctx, rung))
 			break;
+	WRITE_ONCE(dev->engine_last_wake, local_clock());
 	/* Entries beyond the caller's share are the thread's (2.3). */
-	if (READ_ONCE(dev->engine_contended) && !mlx_hw_engine_busy(dev) &&
-	    !mlx_hw_db_hint(uctx)) {
-		/* Served here, the thread at most probed: inline either way. */
-		mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
-		now = local_clock();
-		if (now - READ_ONCE(dev->engine_probe) < MLX_HW_ENGINE_PROBE_NS)
+	if (!mlx_hw_engine_busy(dev) && !mlx_hw_db_hint(uctx)) {
+		if (READ_ONCE(dev->engine_contended)) {
+			/* Served here, the thread at most probed. */
+			mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
+			if (now - READ_ONCE(dev->engine_probe) <
+			    MLX_HW_ENGINE_PROBE_NS)
+				return;
+			WRITE_ONCE(dev->engine_probe, now);
+			mlx_hw_engine_wake_thread(dev, MLX_HW_KICK_PROBE);
 			return;
-		WRITE_ONCE(dev->engine_probe, now);
-		mlx_hw_engine_wake_thread(dev, MLX_HW_KICK_PROBE);
-		return;
+		}
+		if (gap >= (s64)READ_ONCE(spin_us) * NSEC_PER_USEC) {
+			mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
+			return;
+		}
 	}
 	/*
 	 * Woken already (by an earlier call, a probe or the kernel side) but

@@ -232,6 +232,7 @@ struct mlx_hw_dev {
 	atomic_t kick;			/* set by WAKE / kernel events */
 	bool engine_contended;		/* its CPU was wanted when it idled */
 	u64 engine_probe;		/* local_clock() of the last probe */
+	u64 engine_last_wake;		/* local_clock() as the last WAKE ended */
 	spinlock_t run_lock;		/* protects run_list, runners */
 	struct list_head run_list;	/* QPs with work, in arrival order */
 	unsigned int runners;		/* contexts in a pass: they drain it */
