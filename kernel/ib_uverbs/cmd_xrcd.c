@@ -60,6 +60,7 @@ static struct ibx_xrcd *ibx_xrcd_alloc(struct ibx_core_dev *core,
 	struct ibx_xrcd *xrcd;
 	int ret;
 
+	lockdep_assert_held(&core->xrcd_lock);
 	xc = kzalloc(sizeof(*xc), GFP_KERNEL);
 	xrcd = kzalloc(max(ops->size_xrcd, sizeof(*xrcd)), GFP_KERNEL);
 	if (!xc || !xrcd) {
@@ -93,6 +94,7 @@ static void ibx_xrcd_put_locked(struct ibx_core_dev *core,
 {
 	struct ibx_xrcd_core *xc = xrcd->core_priv;
 
+	lockdep_assert_held(&core->xrcd_lock);
 	if (--xc->refs)
 		return;
 	WARN_ON(!list_empty(&xc->tgt_qps));

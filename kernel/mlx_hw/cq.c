@@ -19,6 +19,7 @@ static bool mlx_hw_cq_arm_locked(struct mlx_hw_cq *cq)
 	u32 sn = arm >> MLX_HW_CQ_ARM_SN_SHIFT;
 	u8 cmd = arm & (MLX_HW_CQ_ARM_NEXT | MLX_HW_CQ_ARM_SOLICITED);
 
+	lockdep_assert_held(&cq->lock);
 	if (sn == cq->arm_sn)
 		return false;
 	cq->arm_sn = sn;

@@ -243,6 +243,7 @@ static int mlx_hw_add(const char *name)
 /* Takes a device off the list and destroys it; caller holds bind_mutex. */
 static void mlx_hw_destroy(struct mlx_hw_dev *dev)
 {
+	lockdep_assert_held(&mlx_hw_bind_mutex);
 	spin_lock(&mlx_hw_devices_lock);
 	list_del_rcu(&dev->list);
 	spin_unlock(&mlx_hw_devices_lock);

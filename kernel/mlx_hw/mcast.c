@@ -93,6 +93,7 @@ out:
 static void mlx_hw_mcast_free(struct mlx_hw_dev *dev,
 			      struct mlx_hw_mcast_grp *grp)
 {
+	lockdep_assert_held(&dev->mcast_lock);
 	list_del_rcu(&grp->list);
 	dev->mcast_groups--;
 	mlx_hw_mcast_leave(dev, &grp->mgid);

@@ -157,6 +157,7 @@ static void cma_addr_done(struct cma_id *id, int status,
 	struct cma_event ev = { .event = RDMA_CM_EVENT_ADDR_RESOLVED };
 	__be16 port = cma_port((struct sockaddr *)&id->src);
 
+	lockdep_assert_held(&id->lock);
 	if (!status && cma_any_addr((struct sockaddr *)&id->src)) {
 		/* The route chose the source; the port stays reserved. */
 		memcpy(&id->src, &res->src, sizeof(id->src));

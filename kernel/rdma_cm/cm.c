@@ -250,6 +250,7 @@ int cm_bind_port(struct cm_id *id, struct cm_port *port)
 /* State changes with id->mutex held; IDLE ends the connection's lookups. */
 void cm_set_state(struct cm_id *id, enum cm_state state)
 {
+	lockdep_assert_held(&id->mutex);
 	pr_debug("id %#x: %s -> %s\n", id->local_id,
 		 cm_state_name(id->state), cm_state_name(state));
 	id->state = state;

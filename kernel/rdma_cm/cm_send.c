@@ -23,11 +23,12 @@ static void cm_set_bytes(u8 *msg, struct cm_bytes f, const void *src,
 	memcpy(msg + f.off, src, min_t(size_t, len, f.len));
 }
 
-/* A MAD of @id's agent, addressed along id->msg_av. */
+/* A MAD of @id's agent, addressed along id->msg_av; id->mutex held. */
 struct ibx_mad_send *cm_alloc_msg(struct cm_id *id, u16 attr_id)
 {
 	struct ibx_mad_send *msg;
 
+	lockdep_assert_held(&id->mutex);
 	if (!id->port || !id->port->agent)
 		return NULL;
 	msg = ibx_mad_alloc_send(id->port->agent, GFP_KERNEL);

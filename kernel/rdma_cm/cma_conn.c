@@ -65,6 +65,7 @@ struct cm_id *cma_take_cm(struct cma_id *id)
 {
 	struct cm_id *cm = id->cm;
 
+	lockdep_assert_held(&id->lock);
 	id->cm = NULL;
 	return cm;
 }

@@ -71,6 +71,7 @@ int cma_join_multicast(struct cma_id *id, const struct sockaddr *addr,
 	struct cma_mcast *mc;
 	int ret;
 
+	lockdep_assert_held(&id->lock);
 	if (id->state != CMA_ADDR_BOUND && id->state != CMA_ADDR_RESOLVED)
 		return -EINVAL;
 	if (id->qp_type != IB_UVERBS_QPT_UD)

@@ -161,6 +161,7 @@ int ucma_event_handler(struct cma_id *cid, struct cma_event *ev)
 	struct ucma_context *ctx = cid->context;
 	struct ucma_event *uevent;
 
+	lockdep_assert_held(&cid->lock);
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return ucma_connect_request(ctx, ev);
 	if (!ctx->uid)
