@@ -6,8 +6,8 @@
  * included), READ responses and atomic ACKs bring the data their WQE
  * waits for, NAKs and the ACK timeout send the requester back to a PSN
  * (go-back-N, bounded by retry_cnt and rnr_retry), and the other NAKs
- * complete a WQE in error.  WQEs then complete strictly in SQ order.
- * Also the flush of a QP in ERR.  Runs with qp->send_side owned (side.c).
+ * complete a WQE in error.  The WQEs done then retire from the window in
+ * SQ order (send_window.c).  Runs with qp->send_side owned (side.c).
  */
 #include <linux/ktime.h>
 #include "mlx_hw.h"
@@ -36,149 +36,6 @@ static const u32 mlx_hw_rnr_timer_us100[32] = {
 	16384, 24576, 32768, 49152,
 };
 
-/*
- * Local ACK timeout: 4.096 us * 2^timeout (IBA 9.7.6.1.3).  0 means
- * "infinite"; retrying once a second instead still detects a dead peer.
- */
-u64 mlx_hw_ack_timeout_ns(u8 timeout)
-{
-	if (!timeout)
-		return NSEC_PER_SEC;
-	return 4096ull << min_t(u8, timeout, 31);
-}
-
-/* ---------------- completions ---------------- */
-
-static u8 mlx_hw_wc_opcode(u8 wqe_opcode)
-{
-	switch (wqe_opcode) {
-	case MLX_HW_OP_RDMA_WRITE:
-	case MLX_HW_OP_RDMA_WRITE_IMM:
-		return 1;	/* IBV_WC_RDMA_WRITE */
-	case MLX_HW_OP_RDMA_READ:
-		return 2;	/* IBV_WC_RDMA_READ */
-	case MLX_HW_OP_ATOMIC_CS:
-		return 3;	/* IBV_WC_COMP_SWAP */
-	case MLX_HW_OP_ATOMIC_FA:
-		return 4;	/* IBV_WC_FETCH_ADD */
-	case MLX_HW_OP_BIND_MW:
-		return 5;	/* IBV_WC_BIND_MW */
-	case MLX_HW_OP_LOCAL_INV:
-		return 6;	/* IBV_WC_LOCAL_INV */
-	default:
-		return 0;	/* IBV_WC_SEND */
-	}
-}
-
-/* Writes a send CQE (wqe_opcode: enum mlx_hw_wqe_opcode). */
-int mlx_hw_send_cqe(struct mlx_hw_qp *qp, u64 wr_id, u8 wqe_opcode, u8 status,
-		    u32 byte_len)
-{
-	struct mlx_hw_cqe cqe = {};
-	int err;
-
-	cqe.wr_id = cpu_to_le64(wr_id);
-	cqe.status = status;
-	cqe.opcode = mlx_hw_wc_opcode(wqe_opcode);
-	cqe.qp_num = cpu_to_le32(qp->ibx.qp_num);
-	cqe.byte_len = cpu_to_le32(byte_len);
-	if (status)
-		mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_ERR_CQES, 1);
-	err = mlx_hw_cq_post(to_mcq(qp->ibx.send_cq), &cqe, false);
-	if (err)
-		mlx_hw_qp_fatal(qp, IBX_EVENT_QP_FATAL);
-	return err;
-}
-
-/*
- * Frees the SQ slot at sq_ci.  The index is published before the WQE's
- * CQE, so a consumer that polled a completion may reuse that slot and all
- * earlier ones, as applications that count completions expect.  Release:
- * the slot's reads are done before the provider may rewrite it.
- */
-static void mlx_hw_sq_free_slot(struct mlx_hw_qp *qp)
-{
-	qp->sq_ci++;
-	smp_store_release(&qp->db->sq_ci, cpu_to_le32(qp->sq_ci));
-}
-
-/*
- * Completes the WQEs at the old end of the window that are done, in SQ
- * order: CQE if signaled or in error; an error moves the QP to ERR (IBA
- * 10.7.3.1), and a WQE no provider writes also raises QP_FATAL.
- */
-void mlx_hw_comp_advance(struct mlx_hw_qp *qp)
-{
-	struct mlx_hw_req *req = &qp->req;
-	struct mlx_hw_swqe *w;
-
-	while (qp->sq_ci != req->fetch_idx) {
-		w = mlx_hw_swqe(qp, qp->sq_ci);
-		if (!w->done)
-			break;
-		if (req->send_idx == qp->sq_ci) {
-			/* The requester stopped at this failed WQE. */
-			req->send_idx++;
-			req->send_pkt = 0;
-		}
-		mlx_hw_sq_free_slot(qp);
-		if (w->status || (w->flags & MLX_HW_WQE_SIGNALED))
-			mlx_hw_send_cqe(qp, w->wr_id, w->opcode, w->status,
-					w->status ? 0 : w->length);
-		if (w->status) {
-			if (w->status == MLX_HW_WC_LOC_QP_OP_ERR)
-				mlx_hw_qp_fatal(qp, IBX_EVENT_QP_FATAL);
-			else
-				mlx_hw_qp_to_err(qp);
-			break;
-		}
-	}
-}
-
-/* Flushes outstanding SQ WQEs of a QP in ERR; true if it did any. */
-bool mlx_hw_sq_flush(struct mlx_hw_qp *qp)
-{
-	struct mlx_hw_req *req = &qp->req;
-	unsigned int budget = MLX_HW_WQE_BUDGET * 4;
-	struct mlx_hw_wqe_ctrl ctrl;
-	struct mlx_hw_swqe *w;
-	bool did = false;
-	u32 pi;
-
-	mlx_hw_sgl_release(&req->sgl);
-	req->sgl_valid = false;
-	qp->comp.timeout_at = 0;
-	skb_queue_purge(&qp->comp_pkts);
-	/* The window first: its private copies know the WQEs. */
-	while (qp->sq_ci != req->fetch_idx && budget--) {
-		w = mlx_hw_swqe(qp, qp->sq_ci);
-		mlx_hw_sq_free_slot(qp);
-		mlx_hw_send_cqe(qp, w->wr_id, w->opcode,
-				MLX_HW_WC_WR_FLUSH_ERR, 0);
-		did = true;
-	}
-	if (qp->sq_ci != req->fetch_idx)
-		return did;
-	req->send_idx = req->fetch_idx;
-	pi = le32_to_cpu(READ_ONCE(qp->db->sq_pi));
-	if (qp->db_corrupt || !mlx_hw_db_ok(qp, pi, qp->sq_ci, qp->sq_wqe_cnt))
-		return did;
-	/* The index is read before the WQEs it publishes. */
-	smp_rmb();
-	while (qp->sq_ci != pi && budget--) {
-		memcpy(&ctrl, qp->sq + (qp->sq_ci & (qp->sq_wqe_cnt - 1)) *
-			      qp->sq_stride, sizeof(ctrl));
-		mlx_hw_sq_free_slot(qp);
-		mlx_hw_send_cqe(qp, le64_to_cpu(ctrl.wr_id), ctrl.opcode,
-				MLX_HW_WC_WR_FLUSH_ERR, 0);
-		did = true;
-	}
-	req->fetch_idx = req->send_idx = qp->sq_ci;
-	return did;
-}
-
-/* ---------------- responses ---------------- */
-
 /* The response being matched, and what the states found out. */
 struct mlx_hw_comp_ctx {
 	struct sk_buff *skb;		/* the response */
@@ -187,20 +44,6 @@ struct mlx_hw_comp_ctx {
 	u32 retry_psn;			/* RETRY / RNR_RETRY: send again from */
 	bool timeout;			/* RETRY: the ACK timer fired */
 };
-
-/* The oldest WQE not done, or NULL. */
-static struct mlx_hw_swqe *mlx_hw_comp_oldest(struct mlx_hw_qp *qp)
-{
-	struct mlx_hw_swqe *w;
-	u32 idx;
-
-	for (idx = qp->sq_ci; idx != qp->req.fetch_idx; idx++) {
-		w = mlx_hw_swqe(qp, idx);
-		if (!w->done)
-			return w;
-	}
-	return NULL;
-}
 
 /*
  * Progress: comp.psn moved on from @old_psn.  The retry counts start over,
@@ -260,7 +103,7 @@ static void mlx_hw_comp_ack_upto(struct mlx_hw_qp *qp, u32 a)
 static enum mlx_hw_comp_state mlx_hw_comp_get_wqe(struct mlx_hw_qp *qp,
 						  struct mlx_hw_comp_ctx *c)
 {
-	c->w = mlx_hw_comp_oldest(qp);
+	c->w = mlx_hw_window_oldest(qp);
 	/* Nothing outstanding: a late or stray response. */
 	if (!c->w || !c->w->npsn ||
 	    mlx_hw_psn_diff(c->w->first_psn, qp->req.psn_max) >= 0)
@@ -293,7 +136,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_check_psn(struct mlx_hw_qp *qp,
 		return MLX_HW_COMP_CHECK_ACK;
 	/* A READ response or atomic ACK implicitly acknowledges all before. */
 	mlx_hw_comp_ack_upto(qp, mlx_hw_psn_add(p, MLX_HW_PSN_MASK));
-	c->w = mlx_hw_comp_oldest(qp);
+	c->w = mlx_hw_window_oldest(qp);
 	if (!c->w || !mlx_hw_swqe_rd_atomic(c->w) ||
 	    mlx_hw_psn_diff(p, c->w->first_psn) < 0 ||
 	    mlx_hw_psn_diff(p, c->w->first_psn) >= (int)c->w->npsn)
@@ -310,7 +153,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_check_psn(struct mlx_hw_qp *qp,
 static struct mlx_hw_swqe *mlx_hw_comp_nak_wqe(struct mlx_hw_qp *qp, u32 p)
 {
 	mlx_hw_comp_ack_upto(qp, mlx_hw_psn_add(p, MLX_HW_PSN_MASK));
-	return mlx_hw_comp_oldest(qp);
+	return mlx_hw_window_oldest(qp);
 }
 
 static enum mlx_hw_comp_state mlx_hw_comp_check_ack(struct mlx_hw_qp *qp,
@@ -445,7 +288,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_write_send(struct mlx_hw_qp *qp,
 	struct mlx_hw_swqe *w;
 
 	mlx_hw_comp_ack_upto(qp, c->pkt->psn);
-	w = mlx_hw_comp_oldest(qp);
+	w = mlx_hw_window_oldest(qp);
 	if (w && mlx_hw_swqe_rd_atomic(w) &&
 	    mlx_hw_psn_diff(w->first_psn, c->pkt->psn) <= 0 &&
 	    mlx_hw_psn_diff(w->first_psn, qp->req.psn_max) < 0) {
@@ -472,7 +315,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_retry(struct mlx_hw_qp *qp,
 	if (++comp->retries > qp->retry_cnt) {
 		/* An ARMED QP tries again on its alternate path. */
 		if (!mlx_hw_apm_retries_exhausted(qp)) {
-			c->w = mlx_hw_comp_oldest(qp);
+			c->w = mlx_hw_window_oldest(qp);
 			comp->status = MLX_HW_WC_RETRY_EXC_ERR;
 			return c->w ? MLX_HW_COMP_ERROR : MLX_HW_COMP_DONE;
 		}
@@ -480,7 +323,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_retry(struct mlx_hw_qp *qp,
 	}
 	mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_RETRANSMITS, 1);
 	mlx_hw_cwnd_loss(qp, c->timeout);
-	mlx_hw_req_rewind(qp, c->retry_psn);
+	mlx_hw_window_rewind(qp, c->retry_psn);
 	comp->retry_pending = true;
 	return MLX_HW_COMP_DONE;
 }
@@ -498,7 +341,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_rnr_retry(struct mlx_hw_qp *qp,
 		comp->status = MLX_HW_WC_RNR_RETRY_EXC_ERR;
 		return MLX_HW_COMP_ERROR;
 	}
-	mlx_hw_req_rewind(qp, c->retry_psn);
+	mlx_hw_window_rewind(qp, c->retry_psn);
 	qp->req.wait_until = ktime_get_ns() +
 			     (u64)mlx_hw_rnr_timer_us100[timer] * NSEC_PER_USEC /
 			     100;
@@ -606,5 +449,5 @@ void mlx_hw_completer(struct mlx_hw_qp *qp)
 	if (!budget && !skb_queue_empty(&qp->comp_pkts))
 		mlx_hw_qp_schedule(qp);
 	mlx_hw_comp_timeout(qp);
-	mlx_hw_comp_advance(qp);
+	mlx_hw_window_retire(qp);
 }

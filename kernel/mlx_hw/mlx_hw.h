@@ -667,7 +667,6 @@ void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, struct sk_buff *marked);
 /* req.c */
 void mlx_hw_requester(struct mlx_hw_qp *qp);
 void mlx_hw_req_reset(struct mlx_hw_qp *qp);
-void mlx_hw_req_rewind(struct mlx_hw_qp *qp, u32 psn);
 
 /* pkt.c */
 struct sk_buff *mlx_hw_pkt_alloc(struct mlx_hw_qp *qp, u8 opcode, u32 paylen,
@@ -702,13 +701,17 @@ void mlx_hw_responder(struct mlx_hw_qp *qp);
 void mlx_hw_resp_reset(struct mlx_hw_qp *qp);
 bool mlx_hw_resp_flush(struct mlx_hw_qp *qp);
 
-/* comp.c */
-void mlx_hw_completer(struct mlx_hw_qp *qp);
-void mlx_hw_comp_advance(struct mlx_hw_qp *qp);
-bool mlx_hw_sq_flush(struct mlx_hw_qp *qp);
+/* send_window.c */
 int mlx_hw_send_cqe(struct mlx_hw_qp *qp, u64 wr_id, u8 opcode, u8 status,
 		    u32 byte_len);
 u64 mlx_hw_ack_timeout_ns(u8 timeout);
+struct mlx_hw_swqe *mlx_hw_window_oldest(struct mlx_hw_qp *qp);
+void mlx_hw_window_retire(struct mlx_hw_qp *qp);
+void mlx_hw_window_rewind(struct mlx_hw_qp *qp, u32 psn);
+bool mlx_hw_sq_flush(struct mlx_hw_qp *qp);
+
+/* comp.c */
+void mlx_hw_completer(struct mlx_hw_qp *qp);
 
 /* apm.c */
 int mlx_hw_apm_check(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,

@@ -5,9 +5,10 @@
  * the PSNs the message will use), then sends its packets: many WQEs may be
  * in flight, bounded by the window, by the unacknowledged PSNs, by
  * max_rd_atomic for READ and atomics, and by fences.  Local operations
- * (BIND_MW, LOCAL_INV) execute in SQ order.  The completer (comp.c) retires
- * WQEs from the oldest end of the window and rewinds the requester when a
- * packet must be sent again.  Runs with qp->send_side owned (side.c).
+ * (BIND_MW, LOCAL_INV) execute in SQ order.  The completer (comp.c)
+ * retires WQEs from the oldest end of the window and rewinds the requester
+ * when a packet must be sent again (send_window.c).  Runs with
+ * qp->send_side owned (side.c).
  */
 #include <linux/ktime.h>
 #include "mlx_hw.h"
@@ -297,7 +298,7 @@ static u8 mlx_hw_req_load_sgl(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
  * Makes req.sgl the usable local data of @w (send_idx); 0 or a status.
  * The sgl is another WQE's when the requester moved on without finishing
  * it: a late ACK for its first transmission retired the WQE being sent
- * again after a rewind (mlx_hw_comp_advance), or it was done already.
+ * again after a rewind (mlx_hw_window_retire), or it was done already.
  * Sending that data under this WQE's PSNs would corrupt the message.
  */
 static u8 mlx_hw_req_sgl(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w)
@@ -362,7 +363,7 @@ static enum mlx_hw_req_state mlx_hw_req_fetch(struct mlx_hw_qp *qp,
 		return MLX_HW_REQ_WAIT;
 	/* A full window may only hold WQEs that are done (local, UC, UD). */
 	if (req->fetch_idx - qp->sq_ci >= qp->win_size)
-		mlx_hw_comp_advance(qp);
+		mlx_hw_window_retire(qp);
 	if (req->fetch_idx - qp->sq_ci >= qp->win_size)
 		return MLX_HW_REQ_WAIT;
 	pi = req->sq_pi;
@@ -415,7 +416,7 @@ static enum mlx_hw_req_state mlx_hw_req_check_limits(struct mlx_hw_qp *qp,
 		return MLX_HW_REQ_WAIT;	/* failed: waits for its turn */
 	if ((w->flags & MLX_HW_WQE_FENCE) && req->send_idx != qp->sq_ci) {
 		/* What is done (UC, UD, local) retires now; nothing else would. */
-		mlx_hw_comp_advance(qp);
+		mlx_hw_window_retire(qp);
 		if (req->send_idx != qp->sq_ci)
 			return MLX_HW_REQ_WAIT;
 	}
@@ -682,41 +683,6 @@ out:
 	qp->req.state = state;
 	/* Nothing pins an MR while the requester is not running. */
 	mlx_hw_sgl_park(&qp->req.sgl);
-	mlx_hw_comp_advance(qp);
+	mlx_hw_window_retire(qp);
 }
 
-/*
- * Makes the requester send again from @psn (go-back-N): from the oldest
- * WQE not completed, at the packet holding @psn; a READ asks again only
- * for the responses not received.  Called by the completer.
- */
-void mlx_hw_req_rewind(struct mlx_hw_qp *qp, u32 psn)
-{
-	struct mlx_hw_req *req = &qp->req;
-	struct mlx_hw_swqe *w;
-	u32 idx;
-	int k;
-
-	for (idx = qp->sq_ci; idx != req->fetch_idx; idx++) {
-		w = mlx_hw_swqe(qp, idx);
-		if (!w->done)
-			break;
-	}
-	if (idx == req->fetch_idx)
-		return;
-	/*
-	 * A READ or atomic still waits for responses from comp.psn on, even
-	 * when a NAK for a later request asks for @psn: ask for them again.
-	 */
-	if (mlx_hw_swqe_rd_atomic(w) && mlx_hw_psn_diff(psn, qp->comp.psn) > 0)
-		psn = qp->comp.psn;
-	k = mlx_hw_psn_diff(psn, w->first_psn);
-	req->send_idx = idx;
-	req->send_pkt = clamp_t(int, k, 0, max_t(int, w->npsn, 1) - 1);
-	req->noack_pkts = 0;
-	mlx_hw_sgl_release(&req->sgl);
-	req->sgl_valid = false;
-	qp->comp.timeout_at = 0;
-	mlx_hw_qp_dbg(qp, "req rewind to psn %u (wqe %u pkt %u)\n", psn, idx,
-		      req->send_pkt);
-}
