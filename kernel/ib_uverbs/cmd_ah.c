@@ -34,6 +34,17 @@ int ibx_ah_attr_from_user(struct ibx_device *dev, struct ibx_ah_attr *ah,
 	return 0;
 }
 
+static void ibx_ah_destroy_hw(struct ibx_uobj *uo)
+{
+	if (ibx_uobj_ops(uo)->destroy_ah)
+		ibx_uobj_ops(uo)->destroy_ah(uo->obj);
+}
+
+static const struct ibx_uobj_type ibx_ah_type = {
+	.type = IBX_OBJ_AH,
+	.destroy_hw = ibx_ah_destroy_hw,
+};
+
 IBX_CMD(create_ah)
 {
 	struct ibx_device *dev = c->uf->core->ibdev;
@@ -71,7 +82,7 @@ IBX_CMD(create_ah)
 	if (!ops->create_ah)
 		return -EOPNOTSUPP;
 
-	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_AH, max(ops->size_ah, sizeof(*ah)));
+	uo = ibx_uobj_alloc(c->uf, &ibx_ah_type, max(ops->size_ah, sizeof(*ah)));
 	if (!uo)
 		return -ENOMEM;
 	uo->user_handle = cmd.user_handle;

@@ -9,6 +9,17 @@
 #define IBX_CQ_FLAGS_SUPPORTED	(IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION | \
 				 IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN)
 
+static void ibx_cq_destroy_hw(struct ibx_uobj *uo)
+{
+	if (ibx_uobj_ops(uo)->destroy_cq)
+		ibx_uobj_ops(uo)->destroy_cq(uo->obj);
+}
+
+static const struct ibx_uobj_type ibx_cq_type = {
+	.type = IBX_OBJ_CQ,
+	.destroy_hw = ibx_cq_destroy_hw,
+};
+
 static bool ibx_cqe_ok(struct ibx_device *dev, u32 cqe)
 {
 	return cqe && (!dev->attr.base.max_cqe || cqe <= dev->attr.base.max_cqe);
@@ -41,7 +52,7 @@ static int ibx_do_create_cq(struct ibx_cmd *c, struct ib_uverbs_ex_create_cq *cm
 		if (!ef)
 			return -EINVAL;
 	}
-	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_CQ, max(ops->size_cq, sizeof(*cq)));
+	uo = ibx_uobj_alloc(c->uf, &ibx_cq_type, max(ops->size_cq, sizeof(*cq)));
 	if (!uo) {
 		ibx_event_file_put(ef);
 		return -ENOMEM;

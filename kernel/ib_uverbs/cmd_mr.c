@@ -14,6 +14,56 @@ static struct ibx_device *ibx_dev(struct ibx_cmd *c)
 	return c->uf->core->ibdev;
 }
 
+static void ibx_pd_destroy_hw(struct ibx_uobj *uo)
+{
+	if (ibx_uobj_ops(uo)->dealloc_pd)
+		ibx_uobj_ops(uo)->dealloc_pd(uo->obj);
+}
+
+static const struct ibx_uobj_type ibx_pd_type = {
+	.type = IBX_OBJ_PD,
+	.destroy_hw = ibx_pd_destroy_hw,
+};
+
+/* The driver may refuse (upstream's ib_dereg_mr_user can fail). */
+static int ibx_mr_begin_destroy(struct ibx_uobj *uo)
+{
+	if (!ibx_uobj_ops(uo)->begin_dereg_mr)
+		return 0;
+	return ibx_uobj_ops(uo)->begin_dereg_mr(uo->obj);
+}
+
+/* The pages stay pinned until the driver no longer maps them. */
+static void ibx_mr_free_umem(struct ibx_uobj *uo)
+{
+	ibx_umem_release(((struct ibx_mr *)uo->obj)->umem);
+}
+
+static void ibx_mr_destroy_hw(struct ibx_uobj *uo)
+{
+	if (ibx_uobj_ops(uo)->dereg_mr)
+		ibx_uobj_ops(uo)->dereg_mr(uo->obj);
+	ibx_mr_free_umem(uo);
+}
+
+static const struct ibx_uobj_type ibx_mr_type = {
+	.type = IBX_OBJ_MR,
+	.begin_destroy = ibx_mr_begin_destroy,
+	.destroy_hw = ibx_mr_destroy_hw,
+	.free_uncreated = ibx_mr_free_umem,
+};
+
+static void ibx_mw_destroy_hw(struct ibx_uobj *uo)
+{
+	if (ibx_uobj_ops(uo)->dealloc_mw)
+		ibx_uobj_ops(uo)->dealloc_mw(uo->obj);
+}
+
+static const struct ibx_uobj_type ibx_mw_type = {
+	.type = IBX_OBJ_MW,
+	.destroy_hw = ibx_mw_destroy_hw,
+};
+
 IBX_CMD(alloc_pd)
 {
 	const struct ibx_device_ops *ops = ibx_dev(c)->ops;
@@ -32,7 +82,7 @@ IBX_CMD(alloc_pd)
 		return PTR_ERR(uctx);
 	if (!ops->alloc_pd)
 		return -EOPNOTSUPP;
-	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_PD, max(ops->size_pd, sizeof(*pd)));
+	uo = ibx_uobj_alloc(c->uf, &ibx_pd_type, max(ops->size_pd, sizeof(*pd)));
 	if (!uo)
 		return -ENOMEM;
 	ret = ibx_uobj_reserve(uo);
@@ -100,7 +150,7 @@ IBX_CMD(reg_mr)
 	if (!ops->reg_mr)
 		return -EOPNOTSUPP;
 
-	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_MR, max(ops->size_mr, sizeof(*mr)));
+	uo = ibx_uobj_alloc(c->uf, &ibx_mr_type, max(ops->size_mr, sizeof(*mr)));
 	if (!uo)
 		return -ENOMEM;
 	ret = ibx_uobj_reserve(uo);
@@ -158,7 +208,7 @@ IBX_CMD(alloc_mw)
 		return -EINVAL;
 	if (!ops->alloc_mw)
 		return -EOPNOTSUPP;
-	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_MW, max(ops->size_mw, sizeof(*mw)));
+	uo = ibx_uobj_alloc(c->uf, &ibx_mw_type, max(ops->size_mw, sizeof(*mw)));
 	if (!uo)
 		return -ENOMEM;
 	ret = ibx_uobj_reserve(uo);

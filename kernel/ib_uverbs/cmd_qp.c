@@ -19,6 +19,27 @@
 				 IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING | \
 				 IB_UVERBS_QP_CREATE_SQ_SIG_ALL)
 
+/* Leaves the groups it joined, then the driver destroys it. */
+static void ibx_qp_destroy_hw(struct ibx_uobj *uo)
+{
+	const struct ibx_device_ops *ops = ibx_uobj_ops(uo);
+	struct ibx_mcast *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &uo->mcast, list) {
+		if (ops->detach_mcast)
+			ops->detach_mcast(uo->obj, &m->gid, m->lid);
+		list_del(&m->list);
+		kfree(m);
+	}
+	if (ops->destroy_qp)
+		ops->destroy_qp(uo->obj);
+}
+
+static const struct ibx_uobj_type ibx_qp_type = {
+	.type = IBX_OBJ_QP,
+	.destroy_hw = ibx_qp_destroy_hw,
+};
+
 static int ibx_do_create_qp(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
 			 struct ibx_uobj **out)
 {
@@ -82,7 +103,7 @@ static int ibx_do_create_qp(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cm
 	if (!ops->create_qp)
 		return -EOPNOTSUPP;
 
-	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_QP, max(ops->size_qp, sizeof(*qp)));
+	uo = ibx_uobj_alloc(c->uf, &ibx_qp_type, max(ops->size_qp, sizeof(*qp)));
 	if (!uo)
 		return -ENOMEM;
 	uo->user_handle = cmd->user_handle;

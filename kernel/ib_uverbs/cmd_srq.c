@@ -9,6 +9,17 @@
 #define IBX_SRQ_MAX_WR	(1 << 0)	/* IB_SRQ_MAX_WR */
 #define IBX_SRQ_LIMIT	(1 << 1)	/* IB_SRQ_LIMIT */
 
+static void ibx_srq_destroy_hw(struct ibx_uobj *uo)
+{
+	if (ibx_uobj_ops(uo)->destroy_srq)
+		ibx_uobj_ops(uo)->destroy_srq(uo->obj);
+}
+
+static const struct ibx_uobj_type ibx_srq_type = {
+	.type = IBX_OBJ_SRQ,
+	.destroy_hw = ibx_srq_destroy_hw,
+};
+
 static int ibx_create_srq(struct ibx_cmd *c, struct ib_uverbs_create_xsrq *cmd)
 {
 	struct ibx_device *dev = c->uf->core->ibdev;
@@ -47,7 +58,7 @@ static int ibx_create_srq(struct ibx_cmd *c, struct ib_uverbs_create_xsrq *cmd)
 	if (!ops->create_srq)
 		return -EOPNOTSUPP;
 
-	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_SRQ, max(ops->size_srq, sizeof(*srq)));
+	uo = ibx_uobj_alloc(c->uf, &ibx_srq_type, max(ops->size_srq, sizeof(*srq)));
 	if (!uo)
 		return -ENOMEM;
 	uo->user_handle = cmd->user_handle;

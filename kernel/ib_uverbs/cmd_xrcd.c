@@ -10,8 +10,9 @@
  *
  * An XRC TGT QP belongs to its domain, not to the file that created it:
  * every file that created or opened it holds a handle (an IBX_OBJ_QP
- * uobject whose obj is the shared QP), and the QP is destroyed when the
- * last handle is closed, whichever process that is (as ib_uverbs).  The
+ * uobject of class ibx_xrc_tgt_type, whose obj is the shared QP), and the
+ * QP is destroyed when the last handle is closed, whichever process that
+ * is (as ib_uverbs).  The
  * domain lives while a handle of it or one of its TGT QPs exists.  The
  * counts and lists are under core->xrcd_lock.
  */
@@ -108,6 +109,22 @@ static void ibx_xrcd_put_locked(struct ibx_core_dev *core,
 	kfree(xrcd);
 }
 
+/* Closes one handle of an XRC domain; the last reference frees it. */
+static void ibx_xrcd_close(struct ibx_uobj *uo)
+{
+	struct ibx_core_dev *core = uo->ufile->core;
+
+	mutex_lock(&core->xrcd_lock);
+	ibx_xrcd_put_locked(core, uo->obj);
+	mutex_unlock(&core->xrcd_lock);
+	uo->obj = NULL;		/* not ours to free */
+}
+
+static const struct ibx_uobj_type ibx_xrcd_type = {
+	.type = IBX_OBJ_XRCD,
+	.destroy_hw = ibx_xrcd_close,
+};
+
 IBX_CMD(open_xrcd)
 {
 	struct ibx_core_dev *core = c->uf->core;
@@ -148,7 +165,7 @@ IBX_CMD(open_xrcd)
 		goto out;
 	}
 	/* The uobject's obj will be the shared domain: allocate none. */
-	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_XRCD, 0);
+	uo = ibx_uobj_alloc(c->uf, &ibx_xrcd_type, 0);
 	if (!uo) {
 		ret = -ENOMEM;
 		goto out;
@@ -190,16 +207,6 @@ IBX_CMD(close_xrcd)
 				    NULL);
 }
 
-void ibx_xrcd_close(struct ibx_uobj *uo)
-{
-	struct ibx_core_dev *core = uo->ufile->core;
-
-	mutex_lock(&core->xrcd_lock);
-	ibx_xrcd_put_locked(core, uo->obj);
-	mutex_unlock(&core->xrcd_lock);
-	uo->obj = NULL;		/* not ours to free */
-}
-
 /* Links a new handle @uo of a TGT QP; xrcd_lock held. */
 static void ibx_xrc_tgt_add_handle(struct ibx_xrc_tgt *tgt,
 				   struct ibx_uobj *uo)
@@ -213,71 +220,23 @@ static void ibx_xrc_tgt_add_handle(struct ibx_xrc_tgt *tgt,
 	uo->obj = tgt->qp;
 }
 
-int ibx_xrc_tgt_create(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
-		       struct ibx_uobj **out)
+/* An affiliated event of an XRC TGT QP goes to every handle of it. */
+static void ibx_xrc_tgt_event(struct ibx_qp *qp, enum ibx_event_type type)
 {
-	struct ibx_core_dev *core = c->uf->core;
-	struct ibx_device *dev = core->ibdev;
-	const struct ibx_device_ops *ops = dev->ops;
-	struct ibx_qp_init_attr init = {};
-	struct ibx_uobj *uo, *xrcd_uo;
-	struct ibx_xrc_tgt *tgt;
-	struct ibx_xrcd *xrcd;
-	struct ibx_qp *qp;
-	int ret;
+	struct ibx_xrc_tgt *tgt = qp->core_priv;
+	struct ibx_uobj *uo;
+	unsigned long flags;
 
-	/* pd_handle names the domain; a TGT QP has no CQ, SRQ or queues. */
-	xrcd_uo = ibx_uobj_lookup(c->uf, cmd->pd_handle, IBX_OBJ_XRCD);
-	if (!xrcd_uo)
-		return -EINVAL;
-	xrcd = xrcd_uo->obj;
-	if (!ops->create_qp)
-		return -EOPNOTSUPP;
-
-	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_QP, 0);
-	if (!uo)
-		return -ENOMEM;
-	uo->user_handle = cmd->user_handle;
-	tgt = kzalloc(sizeof(*tgt), GFP_KERNEL);
-	qp = kzalloc(max(ops->size_qp, sizeof(*qp)), GFP_KERNEL);
-	ret = -ENOMEM;
-	if (!tgt || !qp)
-		goto err;
-	ret = ibx_uobj_reserve(uo);
-	if (ret)
-		goto err;
-	spin_lock_init(&tgt->lock);
-	INIT_LIST_HEAD(&tgt->handles);
-	INIT_LIST_HEAD(&tgt->node);
-	tgt->qp = qp;
-	qp->dev = dev;
-	qp->xrcd = xrcd;
-	qp->qp_type = IB_UVERBS_QPT_XRC_TGT;
-	qp->core_priv = tgt;
-	qp->attr.qp_state = IBX_QPS_RESET;
-	init.qp_type = IB_UVERBS_QPT_XRC_TGT;
-	ret = ops->create_qp(qp, &init, &c->udata);
-	if (ret)
-		goto err;
-	qp->attr.cap = init.cap;
-
-	mutex_lock(&core->xrcd_lock);
-	((struct ibx_xrcd_core *)xrcd->core_priv)->refs++;
-	list_add_tail(&tgt->node,
-		      &((struct ibx_xrcd_core *)xrcd->core_priv)->tgt_qps);
-	ibx_xrc_tgt_add_handle(tgt, uo);
-	mutex_unlock(&core->xrcd_lock);
-	ibx_uobj_add_dep(uo, xrcd_uo);
-	*out = uo;
-	return 0;
-err:
-	kfree(qp);
-	kfree(tgt);
-	ibx_uobj_free_uncreated(uo);
-	return ret;
+	spin_lock_irqsave(&tgt->lock, flags);
+	list_for_each_entry(uo, &tgt->handles, tgt_node)
+		ibx_async_event_raw(uo->ufile->async_file, uo->user_handle,
+				    type, &uo->async_events,
+				    &uo->async_events_reported);
+	spin_unlock_irqrestore(&tgt->lock, flags);
 }
 
-void ibx_xrc_tgt_close(struct ibx_uobj *uo)
+/* Closes one handle of an XRC TGT QP; the last one destroys the QP. */
+static void ibx_xrc_tgt_close(struct ibx_uobj *uo)
 {
 	struct ibx_core_dev *core = uo->ufile->core;
 	struct ibx_qp *qp = uo->obj;
@@ -306,6 +265,77 @@ void ibx_xrc_tgt_close(struct ibx_uobj *uo)
 	kfree(qp);
 }
 
+/* A handle of an XRC TGT QP: a QP handle that closes as one of several. */
+static const struct ibx_uobj_type ibx_xrc_tgt_type = {
+	.type = IBX_OBJ_QP,
+	.destroy_hw = ibx_xrc_tgt_close,
+};
+
+int ibx_xrc_tgt_create(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
+		       struct ibx_uobj **out)
+{
+	struct ibx_core_dev *core = c->uf->core;
+	struct ibx_device *dev = core->ibdev;
+	const struct ibx_device_ops *ops = dev->ops;
+	struct ibx_qp_init_attr init = {};
+	struct ibx_uobj *uo, *xrcd_uo;
+	struct ibx_xrc_tgt *tgt;
+	struct ibx_xrcd *xrcd;
+	struct ibx_qp *qp;
+	int ret;
+
+	/* pd_handle names the domain; a TGT QP has no CQ, SRQ or queues. */
+	xrcd_uo = ibx_uobj_lookup(c->uf, cmd->pd_handle, IBX_OBJ_XRCD);
+	if (!xrcd_uo)
+		return -EINVAL;
+	xrcd = xrcd_uo->obj;
+	if (!ops->create_qp)
+		return -EOPNOTSUPP;
+
+	uo = ibx_uobj_alloc(c->uf, &ibx_xrc_tgt_type, 0);
+	if (!uo)
+		return -ENOMEM;
+	uo->user_handle = cmd->user_handle;
+	tgt = kzalloc(sizeof(*tgt), GFP_KERNEL);
+	qp = kzalloc(max(ops->size_qp, sizeof(*qp)), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!tgt || !qp)
+		goto err;
+	ret = ibx_uobj_reserve(uo);
+	if (ret)
+		goto err;
+	spin_lock_init(&tgt->lock);
+	INIT_LIST_HEAD(&tgt->handles);
+	INIT_LIST_HEAD(&tgt->node);
+	tgt->qp = qp;
+	qp->dev = dev;
+	qp->xrcd = xrcd;
+	qp->qp_type = IB_UVERBS_QPT_XRC_TGT;
+	qp->core_priv = tgt;
+	qp->event_handler = ibx_xrc_tgt_event;
+	qp->attr.qp_state = IBX_QPS_RESET;
+	init.qp_type = IB_UVERBS_QPT_XRC_TGT;
+	ret = ops->create_qp(qp, &init, &c->udata);
+	if (ret)
+		goto err;
+	qp->attr.cap = init.cap;
+
+	mutex_lock(&core->xrcd_lock);
+	((struct ibx_xrcd_core *)xrcd->core_priv)->refs++;
+	list_add_tail(&tgt->node,
+		      &((struct ibx_xrcd_core *)xrcd->core_priv)->tgt_qps);
+	ibx_xrc_tgt_add_handle(tgt, uo);
+	mutex_unlock(&core->xrcd_lock);
+	ibx_uobj_add_dep(uo, xrcd_uo);
+	*out = uo;
+	return 0;
+err:
+	kfree(qp);
+	kfree(tgt);
+	ibx_uobj_free_uncreated(uo);
+	return ret;
+}
+
 IBX_CMD(open_qp)
 {
 	struct ibx_core_dev *core = c->uf->core;
@@ -327,7 +357,7 @@ IBX_CMD(open_qp)
 		return -EINVAL;
 	xc = ((struct ibx_xrcd *)xrcd_uo->obj)->core_priv;
 
-	uo = ibx_uobj_alloc(c->uf, IBX_OBJ_QP, 0);
+	uo = ibx_uobj_alloc(c->uf, &ibx_xrc_tgt_type, 0);
 	if (!uo)
 		return -ENOMEM;
 	uo->user_handle = cmd.user_handle;
@@ -355,16 +385,3 @@ err:
 	return ret;
 }
 
-void ibx_xrc_tgt_event(struct ibx_qp *qp, enum ibx_event_type type)
-{
-	struct ibx_xrc_tgt *tgt = qp->core_priv;
-	struct ibx_uobj *uo;
-	unsigned long flags;
-
-	spin_lock_irqsave(&tgt->lock, flags);
-	list_for_each_entry(uo, &tgt->handles, tgt_node)
-		ibx_async_event_raw(uo->ufile->async_file, uo->user_handle,
-				    type, &uo->async_events,
-				    &uo->async_events_reported);
-	spin_unlock_irqrestore(&tgt->lock, flags);
-}

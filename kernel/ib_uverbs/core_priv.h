@@ -152,7 +152,8 @@ struct ibx_uobj {
 	struct list_head list;		/* in ufile->uobjs */
 	struct ibx_ufile *ufile;
 	u32 handle;
-	enum ibx_obj_type type;
+	enum ibx_obj_type type;		/* cls->type */
+	const struct ibx_uobj_type *cls;	/* how it is destroyed */
 	unsigned int usecnt;		/* dependents (under cmd_mutex) */
 	void *obj;			/* driver object, core struct first */
 	struct ibx_uobj *deps[IBX_MAX_DEPS];	/* we hold their usecnt */
@@ -171,19 +172,29 @@ struct ibx_uobj {
 };
 
 /*
- * What the core does for one object type, as upstream's
- * uverbs_obj_type_class: indexed by enum ibx_obj_type (uobject.c).
+ * What the core does for one kind of object, as upstream's
+ * uverbs_obj_type_class.  The file whose commands create such objects
+ * owns its class, and each object points to the class it was created
+ * with: uobject.c destroys every kind the same way, through it.
  */
 struct ibx_uobj_type {
-	const char *name;
+	enum ibx_obj_type type;		/* what its handle names */
+	/* Optional: may refuse DESTROY/DEREG before anything is undone. */
+	int (*begin_destroy)(struct ibx_uobj *uo);
 	/* Destroys the driver object and what the core holds for it. */
 	void (*destroy_hw)(struct ibx_uobj *uo);
 	/* Optional: undoes the core's preparation when create never ran. */
 	void (*free_uncreated)(struct ibx_uobj *uo);
 };
-extern const struct ibx_uobj_type ibx_uobj_types[IBX_OBJ_NTYPES];
+extern const char *const ibx_obj_type_names[IBX_OBJ_NTYPES];
 
-struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf, enum ibx_obj_type type,
+static inline const struct ibx_device_ops *ibx_uobj_ops(struct ibx_uobj *uo)
+{
+	return uo->ufile->core->ibdev->ops;
+}
+
+struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf,
+				const struct ibx_uobj_type *cls,
 				size_t obj_size);
 /* Reserves the handle; the object is not yet visible to lookups. */
 int ibx_uobj_reserve(struct ibx_uobj *uo);
@@ -272,12 +283,6 @@ IBX_CMD(open_qp);
 /* CREATE_QP of an XRC TGT QP: cmd->pd_handle names an XRC domain. */
 int ibx_xrc_tgt_create(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
 		       struct ibx_uobj **out);
-/* Closes one handle of an XRC TGT QP; the last one destroys the QP. */
-void ibx_xrc_tgt_close(struct ibx_uobj *uo);
-/* Closes one handle of an XRC domain; the last reference frees it. */
-void ibx_xrcd_close(struct ibx_uobj *uo);
-/* An affiliated event of an XRC TGT QP goes to every handle. */
-void ibx_xrc_tgt_event(struct ibx_qp *qp, enum ibx_event_type type);
 
 /* ---- pieces used across files ---- */
 

@@ -20,7 +20,7 @@ static int ibx_objects_show(struct seq_file *m, void *unused)
 
 	seq_printf(m, "files %d\n", atomic_read(&ibx_ufile_count));
 	for (t = 0; t < IBX_OBJ_NTYPES; t++)
-		seq_printf(m, "%s %d\n", ibx_uobj_types[t].name,
+		seq_printf(m, "%s %d\n", ibx_obj_type_names[t],
 			   atomic_read(&ibx_obj_count[t]));
 	seq_printf(m, "pinned_pages %lld\n",
 		   (long long)atomic64_read(&ibx_pinned_pages));

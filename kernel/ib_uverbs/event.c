@@ -259,18 +259,17 @@ EXPORT_SYMBOL_GPL(ibx_cq_event);
 
 /**
  * ibx_qp_event() - raise an affiliated asynchronous event of a QP
- * @qp: the QP (an XRC TGT QP's event goes to every handle of it)
+ * @qp: the QP (its event_handler, if the core set one, delivers it)
  * @type: the event, e.g. IBX_EVENT_QP_FATAL or IBX_EVENT_SQ_DRAINED
  *
  * Any context.
  */
 void ibx_qp_event(struct ibx_qp *qp, enum ibx_event_type type)
 {
-	if (qp->qp_type == IB_UVERBS_QPT_XRC_TGT) {
-		ibx_xrc_tgt_event(qp, type);
-		return;
-	}
-	ibx_obj_event(qp->core_priv, type);
+	if (qp->event_handler)
+		qp->event_handler(qp, type);
+	else
+		ibx_obj_event(qp->core_priv, type);
 }
 EXPORT_SYMBOL_GPL(ibx_qp_event);
 

@@ -13,7 +13,8 @@
 #include <linux/mm.h>
 #include "core_priv.h"
 
-struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf, enum ibx_obj_type type,
+struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf,
+				const struct ibx_uobj_type *cls,
 				size_t obj_size)
 {
 	struct ibx_uobj *uo = kzalloc(sizeof(*uo), GFP_KERNEL);
@@ -26,13 +27,13 @@ struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf, enum ibx_obj_type type,
 		return NULL;
 	}
 	uo->ufile = uf;
-	uo->type = type;
-	atomic_inc(&ibx_obj_count[type]);
+	uo->cls = cls;
+	uo->type = cls->type;
+	atomic_inc(&ibx_obj_count[uo->type]);
 	INIT_LIST_HEAD(&uo->list);
 	INIT_LIST_HEAD(&uo->comp_events);
 	INIT_LIST_HEAD(&uo->async_events);
 	INIT_LIST_HEAD(&uo->mcast);
-	INIT_LIST_HEAD(&uo->tgt_node);
 	return uo;
 }
 
@@ -89,94 +90,23 @@ static void ibx_uobj_free(struct ibx_uobj *uo)
 	kfree(uo);
 }
 
-/* ---- per-type operations (upstream's uverbs_obj_type_class) ---- */
-
-#define IBX_OPS(uo)	((uo)->ufile->core->ibdev->ops)
-
-static void ibx_pd_destroy_hw(struct ibx_uobj *uo)
-{
-	if (IBX_OPS(uo)->dealloc_pd)
-		IBX_OPS(uo)->dealloc_pd(uo->obj);
-}
-
-/* The pages stay pinned until the driver no longer maps them. */
-static void ibx_mr_free_umem(struct ibx_uobj *uo)
-{
-	ibx_umem_release(((struct ibx_mr *)uo->obj)->umem);
-}
-
-static void ibx_mr_destroy_hw(struct ibx_uobj *uo)
-{
-	if (IBX_OPS(uo)->dereg_mr)
-		IBX_OPS(uo)->dereg_mr(uo->obj);
-	ibx_mr_free_umem(uo);
-}
-
-static void ibx_mw_destroy_hw(struct ibx_uobj *uo)
-{
-	if (IBX_OPS(uo)->dealloc_mw)
-		IBX_OPS(uo)->dealloc_mw(uo->obj);
-}
-
-static void ibx_cq_destroy_hw(struct ibx_uobj *uo)
-{
-	if (IBX_OPS(uo)->destroy_cq)
-		IBX_OPS(uo)->destroy_cq(uo->obj);
-}
-
-static void ibx_qp_destroy_hw(struct ibx_uobj *uo)
-{
-	const struct ibx_device_ops *ops = IBX_OPS(uo);
-	struct ibx_mcast *m, *tmp;
-
-	/* A handle of a QP of an XRC domain, which may have others. */
-	if (((struct ibx_qp *)uo->obj)->qp_type == IB_UVERBS_QPT_XRC_TGT) {
-		ibx_xrc_tgt_close(uo);
-		return;
-	}
-	list_for_each_entry_safe(m, tmp, &uo->mcast, list) {
-		if (ops->detach_mcast)
-			ops->detach_mcast(uo->obj, &m->gid, m->lid);
-		list_del(&m->list);
-		kfree(m);
-	}
-	if (ops->destroy_qp)
-		ops->destroy_qp(uo->obj);
-}
-
-static void ibx_srq_destroy_hw(struct ibx_uobj *uo)
-{
-	if (IBX_OPS(uo)->destroy_srq)
-		IBX_OPS(uo)->destroy_srq(uo->obj);
-}
-
-static void ibx_ah_destroy_hw(struct ibx_uobj *uo)
-{
-	if (IBX_OPS(uo)->destroy_ah)
-		IBX_OPS(uo)->destroy_ah(uo->obj);
-}
-
-const struct ibx_uobj_type ibx_uobj_types[IBX_OBJ_NTYPES] = {
-	[IBX_OBJ_PD] = { "pd", ibx_pd_destroy_hw, NULL },
-	[IBX_OBJ_MR] = { "mr", ibx_mr_destroy_hw, ibx_mr_free_umem },
-	[IBX_OBJ_MW] = { "mw", ibx_mw_destroy_hw, NULL },
-	[IBX_OBJ_CQ] = { "cq", ibx_cq_destroy_hw, NULL },
-	[IBX_OBJ_QP] = { "qp", ibx_qp_destroy_hw, NULL },
-	[IBX_OBJ_SRQ] = { "srq", ibx_srq_destroy_hw, NULL },
-	[IBX_OBJ_AH] = { "ah", ibx_ah_destroy_hw, NULL },
-	[IBX_OBJ_XRCD] = { "xrcd", ibx_xrcd_close, NULL },
+/* debugfs's object counts (enum ibx_obj_type). */
+const char *const ibx_obj_type_names[IBX_OBJ_NTYPES] = {
+	[IBX_OBJ_PD] = "pd", [IBX_OBJ_MR] = "mr", [IBX_OBJ_MW] = "mw",
+	[IBX_OBJ_CQ] = "cq", [IBX_OBJ_QP] = "qp", [IBX_OBJ_SRQ] = "srq",
+	[IBX_OBJ_AH] = "ah", [IBX_OBJ_XRCD] = "xrcd",
 };
 
 void ibx_uobj_free_uncreated(struct ibx_uobj *uo)
 {
-	if (ibx_uobj_types[uo->type].free_uncreated)
-		ibx_uobj_types[uo->type].free_uncreated(uo);
+	if (uo->cls->free_uncreated)
+		uo->cls->free_uncreated(uo);
 	ibx_uobj_free(uo);
 }
 
 static void ibx_uobj_hw_destroy(struct ibx_uobj *uo)
 {
-	ibx_uobj_types[uo->type].destroy_hw(uo);
+	uo->cls->destroy_hw(uo);
 	/* The driver raises no more events for it: drop the queued ones. */
 	ibx_event_purge(uo->comp_file, &uo->comp_events);
 	ibx_event_purge(uo->ufile->async_file, &uo->async_events);
@@ -215,7 +145,6 @@ int ibx_uobj_destroy_cmd(struct ibx_ufile *uf, u32 handle,
 			 enum ibx_obj_type type, u32 *comp_events,
 			 u32 *async_events)
 {
-	const struct ibx_device_ops *ops = uf->core->ibdev->ops;
 	struct ibx_uobj *uo = ibx_uobj_lookup_write(uf, handle, type);
 	int ret;
 
@@ -224,8 +153,8 @@ int ibx_uobj_destroy_cmd(struct ibx_ufile *uf, u32 handle,
 	/* A PD with MRs/QPs, a CQ with QPs, a QP with multicast groups... */
 	if (uo->usecnt || !list_empty(&uo->mcast))
 		return -EBUSY;
-	if (type == IBX_OBJ_MR && ops->begin_dereg_mr) {
-		ret = ops->begin_dereg_mr(uo->obj);
+	if (uo->cls->begin_destroy) {
+		ret = uo->cls->begin_destroy(uo);
 		if (ret)
 			return ret;
 	}

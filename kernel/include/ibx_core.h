@@ -332,6 +332,11 @@ struct ibx_qp {
 	struct ibx_qp_attr attr;
 	u64 user_handle;
 	void *core_priv;
+	/*
+	 * Core: how the QP's affiliated events are delivered (an XRC TGT
+	 * QP's to each handle of it); NULL: to the uobject in core_priv.
+	 */
+	void (*event_handler)(struct ibx_qp *qp, enum ibx_event_type type);
 	void *qp_context;		/* kernel QPs: the consumer's */
 };
 
