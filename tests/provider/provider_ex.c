@@ -4,8 +4,9 @@
  * between QPs of one context: the extended CQ (start/next/end_poll and the
  * read_* accessors), the ibv_wr_* builder (batches, inline lists, abort,
  * poisoned batches), queue-full handling, owner-bit wrap of a small CQ,
- * SRQ ring wrap, UD with a userspace AH, solicited-only arming, and
- * receive posts that make no system call.
+ * SRQ ring wrap, UD with a userspace AH, solicited-only arming,
+ * receive posts that make no system call, and a WAKE that serves only its
+ * caller's context.
  *
  *   provider_ex [-d DEV] [-g GID_INDEX] [SECTION...]  exit 0 iff all passed
  *   provider_ex [-d DEV] [-g GID_INDEX] -s N   stream N RDMA WRITEs
@@ -589,6 +590,182 @@ static int test_rq_no_call(void *arg)
 	return 0;
 }
 
+/* The device's port counter @name (docs/prm.md 12), or -1. */
+static long long hw_counter(const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
+		 ibv_get_device_name(ctx->device), name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int post_send(struct ibv_qp *qp, uint64_t wr_id)
+{
+	struct ibv_sge sge = { (uintptr_t)buf, 64, mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+/* Posts one SEND on @arg (a QP) with calls into the kernel trapped. */
+static void *send_without_calls(void *arg)
+{
+	if (forbid_calls())
+		return (void *)1;
+	return post_send(arg, 1) ? (void *)2 : NULL;
+}
+
+/* The globals the helpers use: a second context swaps its own in. */
+struct verbs_env {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+};
+
+static void env_swap(struct verbs_env *e)
+{
+	struct verbs_env t = { ctx, pd, mr, buf };
+
+	ctx = e->ctx, pd = e->pd, mr = e->mr, buf = e->buf;
+	*e = t;
+}
+
+/* Collects @n successful completions of a classic CQ (5 s limit). */
+static int poll_ok(struct ibv_cq *cq, int n)
+{
+	time_t end = time(NULL) + 5;
+	struct ibv_wc wc;
+	int k;
+
+	while (n > 0 && time(NULL) <= end) {
+		k = ibv_poll_cq(cq, 1, &wc);
+		CHECK(k >= 0, "poll");
+		CHECK(!k || wc.status == IBV_WC_SUCCESS, "wr_id %llu: %s",
+		      (unsigned long long)wc.wr_id,
+		      ibv_wc_status_str(wc.status));
+		n -= k;
+	}
+	CHECK(!n, "%d completions missing", n);
+	return 0;
+}
+
+/*
+ * One try of test_wake_own: 1 if it proved the rule, 0 if the thread woke
+ * meanwhile (it may serve any context: nothing shown), -1 on failure.
+ */
+static int wake_own_try(struct ibv_cq *acq, struct ibv_qp *a1,
+			struct ibv_qp *a2, struct ibv_cq *bcq,
+			struct ibv_qp *b1, struct ibv_qp *b2,
+			struct verbs_env *b)
+{
+	long long w0, w1;
+	struct ibv_wc wc;
+	pthread_t t;
+	void *ret;
+	int i, a_done;
+
+	SETUP(!post_recv(a2, NULL, 4096, 64, 10) &&
+	      !post_recv(a2, NULL, 4096, 64, 11), "a's receives");
+	usleep(100000);		/* past the engine's idle spin: it sleeps */
+	w0 = hw_counter("engine_wakeups");
+	SETUP(w0 >= 0, "engine_wakeups: %s", strerror(errno));
+	calls_trapped = 0;
+	SETUP(!pthread_create(&t, NULL, send_without_calls, a1), "thread");
+	SETUP(!pthread_join(t, &ret), "join");
+	SETUP(!ret, "posting thread: step %ld failed", (long)ret);
+	/* Context b's own doorbells, each served by its own WAKE. */
+	for (i = 0; i < 5; i++) {
+		env_swap(b);
+		SETUP(!post_recv(b2, NULL, 4096, 64, 20 + i) &&
+		      !post_send(b1, 30 + i), "b's post %d", i);
+		env_swap(b);
+		if (poll_ok(bcq, 2))
+			return -1;
+		usleep(2000);	/* apart by more than the thread's spin */
+	}
+	w1 = hw_counter("engine_wakeups");
+	a_done = ibv_poll_cq(acq, 1, &wc);
+	if (w1 != w0)
+		return 0;
+	CHECK(calls_trapped == 1,
+	      "a's post made %d calls (1: the WAKE of a sleeping engine)",
+	      (int)calls_trapped);
+	CHECK(!a_done, "b's WAKEs ran a's QP (the thread never woke)");
+	/* a's own WAKE serves a's ring: both SENDs go, both arrive. */
+	SETUP(!post_send(a1, 2), "a's second post");
+	return poll_ok(acq, 4) ? -1 : 1;
+}
+
+/*
+ * A WAKE serves its caller's context, never another's (PRM 2).  Context a
+ * rings a doorbell whose WAKE is trapped (seccomp, as test_rq_no_call), so
+ * only the sleeping thread could serve it; context b then makes WAKEs of
+ * its own, further apart than the thread's spin, so that none wakes the
+ * thread.  a's SEND must not have gone until a calls WAKE itself, and
+ * engine_wakeups shows the thread slept throughout.  A thread that woke
+ * anyway (a contended one is probed) proves nothing: up to 3 tries.
+ */
+static int test_wake_own(void *arg)
+{
+	(void)arg;
+	struct sigaction sa = { .sa_handler = on_sigsys };
+	struct ibv_qp *a1, *a2, *b1, *b2;
+	struct ibv_cq *acq, *bcq;
+	struct verbs_env b = {};
+	int try, r = 0;
+
+	SETUP(!sigaction(SIGSYS, &sa, NULL), "sigaction");
+	b.ctx = ibv_open_device(ctx->device);
+	b.pd = b.ctx ? ibv_alloc_pd(b.ctx) : NULL;
+	b.buf = calloc(1, BUF);
+	b.mr = b.pd && b.buf ? ibv_reg_mr(b.pd, b.buf, BUF,
+					  IBV_ACCESS_LOCAL_WRITE) : NULL;
+	SETUP(b.mr, "second context: %s", strerror(errno));
+	for (try = 0; try < 3 && !r; try++) {
+		acq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		a1 = acq ? qp_ex(acq, IBV_QPT_RC, 8, NULL) : NULL;
+		a2 = acq ? qp_ex(acq, IBV_QPT_RC, 8, NULL) : NULL;
+		env_swap(&b);
+		bcq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		b1 = bcq ? qp_ex(bcq, IBV_QPT_RC, 8, NULL) : NULL;
+		b2 = bcq ? qp_ex(bcq, IBV_QPT_RC, 8, NULL) : NULL;
+		SETUP(b1 && b2 && !qp_connect(b1, b2->qp_num) &&
+		      !qp_connect(b2, b1->qp_num), "b's QPs");
+		env_swap(&b);
+		SETUP(a1 && a2 && !qp_connect(a1, a2->qp_num) &&
+		      !qp_connect(a2, a1->qp_num), "a's QPs");
+		r = wake_own_try(acq, a1, a2, bcq, b1, b2, &b);
+		if (!r)
+			printf("wake_own: the thread woke in try %d\n", try + 1);
+		ibv_destroy_qp(a1);
+		ibv_destroy_qp(a2);
+		ibv_destroy_qp(b1);
+		ibv_destroy_qp(b2);
+		ibv_destroy_cq(acq);
+		ibv_destroy_cq(bcq);
+	}
+	ibv_dereg_mr(b.mr);
+	ibv_dealloc_pd(b.pd);
+	ibv_close_device(b.ctx);
+	free(b.buf);
+	CHECK(r, "the engine thread woke in all 3 tries: nothing shown");
+	return r < 0 ? -1 : 0;
+}
+
 /*
  * Streams @n RDMA WRITEs, every 16th signaled, keeping up to 64 in flight:
  * with work always queued the engine never sleeps, so the posting path
@@ -651,6 +828,7 @@ int main(int argc, char *argv[])
 		{ "ud", test_ud, true },
 		{ "solicited", test_solicited, true },
 		{ "rq_no_call", test_rq_no_call, true },
+		{ "wake_own", test_wake_own, true },
 	};
 	struct ibv_device **list;
 	int opt, i, ret, n_stream = 0;
