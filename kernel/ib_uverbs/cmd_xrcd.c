@@ -384,4 +384,3 @@ err:
 	ibx_uobj_free_uncreated(uo);
 	return ret;
 }
-

@@ -685,4 +685,3 @@ out:
 	mlx_hw_sgl_park(&qp->req.sgl);
 	mlx_hw_window_retire(qp);
 }
-
