@@ -83,8 +83,20 @@ static enum mlx_hw_resp_state mlx_hw_resp_retry_nak(struct mlx_hw_qp *qp,
  * for the sequence NAK and RNR).
  */
 static enum mlx_hw_resp_state mlx_hw_resp_error(struct mlx_hw_qp *qp,
+						struct sk_buff *skb,
 						enum mlx_hw_resp_state err)
 {
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	struct mlx_hw_resp_side *r = &qp->resp;
+
+	/* A fatal one ends the connection: say which check and why. */
+	if (err != MLX_HW_RESP_ERR_PSN_OUT_OF_SEQ && err != MLX_HW_RESP_ERR_RNR)
+		pr_info_ratelimited("%s qp %u: responder %s: psn %u (expected %u) opcode 0x%x paylen %u, message at %u of %u (%s)\n",
+				    qp->ibx.dev->name, qp->ibx.qp_num,
+				    mlx_hw_resp_state_names[err], pkt->psn,
+				    r->psn, pkt->opcode, pkt->paylen, r->offset,
+				    r->in_write ? r->length : r->rwqe.total,
+				    r->in_msg ? "open" : "none");
 	switch (err) {
 	case MLX_HW_RESP_ERR_PSN_OUT_OF_SEQ:
 		return mlx_hw_resp_retry_nak(qp, MLX_HW_AETH_NAK |
@@ -688,7 +700,7 @@ static void mlx_hw_resp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
 			consume_skb(skb);
 			return;
 		default:	/* MLX_HW_RESP_ERR_* */
-			state = mlx_hw_resp_error(qp, state);
+			state = mlx_hw_resp_error(qp, skb, state);
 			break;
 		}
 	}
