@@ -54,17 +54,29 @@ static_assert(ARRAY_SIZE(mlx_hw_resp_state_names) == MLX_HW_RESP_NUM_STATES);
 /* ---------------- checks ---------------- */
 
 /*
- * A failed request (an ERR_ state): the NAK state answers @nak_code (RC;
+ * A failed request (ERR_ state @err): the NAK state answers @nak_code (RC;
  * UC drops) and moves the QP to ERR with @event; a receive WQE completes
- * with resp.recv_status if the check set one.
+ * with resp.recv_status if the check set one.  It ends the connection, so
+ * it says which check failed, and on what (ratelimited).
  */
 static enum mlx_hw_resp_state mlx_hw_resp_fail(struct mlx_hw_qp *qp,
+					       struct sk_buff *skb,
+					       enum mlx_hw_resp_state err,
 					       u8 nak_code,
 					       enum ibx_event_type event)
 {
-	qp->resp.nak_syndrome = MLX_HW_AETH_NAK | nak_code;
-	qp->resp.nak_fatal = true;
-	qp->resp.event = event;
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	struct mlx_hw_resp_side *r = &qp->resp;
+
+	pr_info_ratelimited("%s qp %u: responder %s: psn %u (expected %u) opcode 0x%x paylen %u, message at %u of %u (%s)\n",
+			    qp->ibx.dev->name, qp->ibx.qp_num,
+			    mlx_hw_resp_state_names[err], pkt->psn, r->psn,
+			    pkt->opcode, pkt->paylen, r->offset,
+			    r->in_write ? r->length : r->rwqe.total,
+			    r->in_msg ? "open" : "none");
+	r->nak_syndrome = MLX_HW_AETH_NAK | nak_code;
+	r->nak_fatal = true;
+	r->event = event;
 	return MLX_HW_RESP_NAK;
 }
 
@@ -86,17 +98,6 @@ static enum mlx_hw_resp_state mlx_hw_resp_error(struct mlx_hw_qp *qp,
 						struct sk_buff *skb,
 						enum mlx_hw_resp_state err)
 {
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
-	struct mlx_hw_resp_side *r = &qp->resp;
-
-	/* A fatal one ends the connection: say which check and why. */
-	if (err != MLX_HW_RESP_ERR_PSN_OUT_OF_SEQ && err != MLX_HW_RESP_ERR_RNR)
-		pr_info_ratelimited("%s qp %u: responder %s: psn %u (expected %u) opcode 0x%x paylen %u, message at %u of %u (%s)\n",
-				    qp->ibx.dev->name, qp->ibx.qp_num,
-				    mlx_hw_resp_state_names[err], pkt->psn,
-				    r->psn, pkt->opcode, pkt->paylen, r->offset,
-				    r->in_write ? r->length : r->rwqe.total,
-				    r->in_msg ? "open" : "none");
 	switch (err) {
 	case MLX_HW_RESP_ERR_PSN_OUT_OF_SEQ:
 		return mlx_hw_resp_retry_nak(qp, MLX_HW_AETH_NAK |
@@ -106,16 +107,16 @@ static enum mlx_hw_resp_state mlx_hw_resp_error(struct mlx_hw_qp *qp,
 					     qp->min_rnr_timer);
 	case MLX_HW_RESP_ERR_RKEY_VIOLATION:
 		/* Class C: Remote Access Error. */
-		return mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_ACCESS,
+		return mlx_hw_resp_fail(qp, skb, err, MLX_HW_NAK_REM_ACCESS,
 					IBX_EVENT_QP_ACCESS_ERR);
 	case MLX_HW_RESP_ERR_BAD_RWQE:
 	case MLX_HW_RESP_ERR_RECV_FAULT:
 		/* Class A: the receive WQE failed, Remote Operational Error. */
-		return mlx_hw_resp_fail(qp, MLX_HW_NAK_REM_OP,
+		return mlx_hw_resp_fail(qp, skb, err, MLX_HW_NAK_REM_OP,
 					IBX_EVENT_QP_FATAL);
 	default:
 		/* Class C: Invalid Request. */
-		return mlx_hw_resp_fail(qp, MLX_HW_NAK_INV_REQ,
+		return mlx_hw_resp_fail(qp, skb, err, MLX_HW_NAK_INV_REQ,
 					IBX_EVENT_QP_REQ_ERR);
 	}
 }
