@@ -239,6 +239,18 @@ void mlx_hw_qp_run_here(struct mlx_hw_qp *qp)
 	local_bh_enable();
 }
 
+/*
+ * The send side of @qp runs now, in the caller's context, whatever its
+ * doorbells (still in the ring, say) have asked so far.  What it leaves
+ * goes on the run list.  Process context.
+ */
+void mlx_hw_qp_send_here(struct mlx_hw_qp *qp)
+{
+	local_bh_disable();
+	mlx_hw_run_inline(qp, true);
+	local_bh_enable();
+}
+
 /* Runs one QP on the run list: what its state asks of each side. */
 static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 {

@@ -597,6 +597,7 @@ void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 void mlx_hw_qp_schedule(struct mlx_hw_qp *qp);
 void mlx_hw_qp_offer(struct mlx_hw_qp *qp, bool send);
 void mlx_hw_qp_run_here(struct mlx_hw_qp *qp);
+void mlx_hw_qp_send_here(struct mlx_hw_qp *qp);
 void mlx_hw_qp_unschedule(struct mlx_hw_qp *qp);
 
 /* data.c */

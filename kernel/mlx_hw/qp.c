@@ -628,6 +628,15 @@ void mlx_hw_destroy_qp(struct ibx_qp *ibqp)
 	struct mlx_hw_dev *dev = to_mdev(ibqp->dev);
 	struct mlx_hw_qp *qp = to_mqp(ibqp);
 
+	/*
+	 * The WQEs posted before the destroy go out first, as on a HCA,
+	 * where the doorbell reaches the hardware before the destroy command
+	 * does.  Here the doorbell may still wait in the ring for the engine
+	 * thread, and applications count on the sends: rdma-core's mckey
+	 * posts its datagrams unsignaled and destroys the QP at once.
+	 */
+	if (READ_ONCE(qp->state) == IBX_QPS_RTS)
+		mlx_hw_qp_send_here(qp);
 	xa_erase_bh(&dev->qp_xa, ibqp->qp_num);
 	/*
 	 * Wait for the engine and packet senders to let go of it; after

@@ -71,6 +71,7 @@ static const struct ut_test tests[] = {
 	{"inline_unsignaled", test_inline_unsignaled},
 	{"ud", test_ud},
 	{"ud_local_ah", test_ud_local_ah},
+	{"ud_destroy_sends", test_ud_destroy_sends},
 	{"fence", test_fence},
 	{"iova", test_iova},
 	{"errors", test_errors},

@@ -48,5 +48,7 @@ int test_mw_dereg(struct ut_ctx *c);
 int test_srq_limit(struct ut_ctx *c);
 int test_srq_resize(struct ut_ctx *c);
 int test_sqd(struct ut_ctx *c);
+/* ops_destroy.c */
+int test_ud_destroy_sends(struct ut_ctx *c);
 
 #endif /* HCA_OPS_H */
