@@ -194,6 +194,20 @@ int mlx_hw_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	return ibx_cmd_query_qp(qp, attr, attr_mask, init_attr);
 }
 
+/*
+ * Drops the unpolled completions of @ibqp.  Receive completions of a QP on
+ * an SRQ stay (and its send completions with them, in a CQ they share):
+ * each consumed an SRQ WQE, which only its completion hands back to the
+ * application.
+ */
+static void qp_clean_cqs(struct ibv_qp *ibqp)
+{
+	if (ibqp->recv_cq && !ibqp->srq)
+		mlx_hw_cq_clean(to_mcq(ibqp->recv_cq), ibqp->qp_num);
+	if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+		mlx_hw_cq_clean(to_mcq(ibqp->send_cq), ibqp->qp_num);
+}
+
 int mlx_hw_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		     int attr_mask)
 {
@@ -212,10 +226,7 @@ int mlx_hw_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		qp->rq.pi = 0;
 		pthread_spin_unlock(&qp->rq.lock);
 		/* Completions of the old incarnation go too (as mlx5). */
-		if (ibqp->recv_cq)
-			mlx_hw_cq_clean(to_mcq(ibqp->recv_cq), ibqp->qp_num);
-		if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
-			mlx_hw_cq_clean(to_mcq(ibqp->send_cq), ibqp->qp_num);
+		qp_clean_cqs(ibqp);
 	}
 	ibqp->state = attr->qp_state;
 	return 0;
@@ -229,6 +240,8 @@ int mlx_hw_destroy_qp(struct ibv_qp *ibqp)
 	ret = ibx_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
+	/* No completion names a QP that is gone (as mlx5). */
+	qp_clean_cqs(ibqp);
 	if (qp->region)
 		munmap(qp->region, qp->region_len);
 	qp_free(qp);
