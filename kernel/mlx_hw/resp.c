@@ -613,7 +613,14 @@ static enum mlx_hw_resp_state mlx_hw_resp_nak(struct mlx_hw_qp *qp,
 	if (r->nak_fatal)
 		mlx_hw_resp_abort_msg(qp);
 	if (mlx_hw_qp_reliable(qp->ibx.qp_type)) {
-		mlx_hw_resp_flush_ack(qp);
+		/*
+		 * The NAK names the expected PSN, so it acknowledges every
+		 * PSN before it (IBA 9.7.5.1) and replaces the coalesced ACK.
+		 * Sent both, the ACK may reach the requester alone; if it
+		 * names the last PSN of a message rxe is resending, rxe's
+		 * retry later shifts its PSNs (docs/wire.md 14.3.3).
+		 */
+		r->ack_pending = false;
 		mlx_hw_resp_send_ack(qp, r->nak_syndrome,
 				     seq ? r->psn : mlx_hw_pkt(skb)->psn);
 		r->nak_sent = true;
