@@ -616,9 +616,10 @@ static enum mlx_hw_resp_state mlx_hw_resp_nak(struct mlx_hw_qp *qp,
 		/*
 		 * The NAK names the expected PSN, so it acknowledges every
 		 * PSN before it (IBA 9.7.5.1) and replaces the coalesced ACK.
-		 * Sent both, the ACK may reach the requester alone; if it
-		 * names the last PSN of a message rxe is resending, rxe's
-		 * retry later shifts its PSNs (docs/wire.md 14.3.3).
+		 * Sent both, an ACK naming the last PSN of a message rxe is
+		 * resending makes rxe skip the message's PSNs and then ignore
+		 * the NAK; its next retry shifts the PSNs (docs/wire.md
+		 * 14.3.3).
 		 */
 		r->ack_pending = false;
 		mlx_hw_resp_send_ack(qp, r->nak_syndrome,
