@@ -169,6 +169,17 @@ enum ibv_qp_state ut_state(struct ibv_qp *qp)
 	return a.qp_state;
 }
 
+struct ibv_ah *ut_self_ah(struct ut_ctx *c)
+{
+	struct ibv_ah_attr aa = {.is_global = 1,
+				 .port_num = 1,
+				 .grh = {.dgid = c->gid,
+					 .sgid_index = c->gid_index,
+					 .hop_limit = 64}};
+
+	return ibv_create_ah(c->pd, &aa);
+}
+
 int ut_post_recv(struct ut_ctx *c, struct ibv_qp *qp, struct ibv_srq *srq,
 		 uint64_t off, uint32_t len, uint64_t wr_id)
 {

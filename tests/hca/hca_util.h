@@ -62,6 +62,8 @@ int ut_rts(struct ibv_qp *qp, uint8_t retry_cnt, uint8_t rnr_retry);
 int ut_connect(struct ut_ctx *c, struct ibv_qp *a, struct ibv_qp *b,
 	       uint8_t rnr_retry);
 enum ibv_qp_state ut_state(struct ibv_qp *qp);
+/* A UD address handle to this port's own GID (GRH, hop limit 64), or NULL. */
+struct ibv_ah *ut_self_ah(struct ut_ctx *c);
 
 int ut_post_recv(struct ut_ctx *c, struct ibv_qp *qp, struct ibv_srq *srq,
 		 uint64_t off, uint32_t len, uint64_t wr_id);

@@ -235,11 +235,6 @@ int test_inline_unsignaled(struct ut_ctx *c)
 /* UD: GRH in front of the payload, source QP, Q_Key mismatch dropped. */
 int test_ud(struct ut_ctx *c)
 {
-	struct ibv_ah_attr aa = {.is_global = 1,
-				 .port_num = 1,
-				 .grh = {.dgid = c->gid,
-					 .sgid_index = c->gid_index,
-					 .hop_limit = 64}};
 	struct ibv_qp_attr qa = {.qkey = UT_QKEY + 1};
 	struct ibv_ah *ah;
 	struct ibv_wc swc, wc;
@@ -248,7 +243,7 @@ int test_ud(struct ut_ctx *c)
 
 	if (pair_create(c, &p, IBV_QPT_UD, false, 7))
 		return -1;
-	ah = ibv_create_ah(c->pd, &aa);
+	ah = ut_self_ah(c);
 	CHECK(ah, "create_ah: %s", strerror(errno));
 	ut_fill(c->buf + UT_SRC, n, 11);
 	memset(c->buf + UT_DST, 0, n + 40);
@@ -414,11 +409,6 @@ int test_iova(struct ut_ctx *c)
 int test_fence(struct ut_ctx *c)
 {
 	uint32_t n = 100000, far = UT_BUF_SIZE / 2;
-	struct ibv_ah_attr aa = {.is_global = 1,
-				 .port_num = 1,
-				 .grh = {.dgid = c->gid,
-					 .sgid_index = c->gid_index,
-					 .hop_limit = 64}};
 	struct ibv_sge sge = {(uintptr_t)c->buf + UT_SRC, 64, c->mr->lkey};
 	struct ibv_send_wr wr[2], *bad;
 	struct ibv_wc wc;
@@ -456,7 +446,7 @@ int test_fence(struct ut_ctx *c)
 
 	if (pair_create(c, &p, IBV_QPT_UD, false, 7))
 		return -1;
-	ah = ibv_create_ah(c->pd, &aa);
+	ah = ut_self_ah(c);
 	CHECK(ah, "create_ah: %s", strerror(errno));
 	for (i = 0; i < 2; i++)
 		CHECK(!ut_post_recv(c, p.b, NULL, UT_DST + i * 256, 256,

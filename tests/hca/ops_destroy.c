@@ -98,11 +98,6 @@ static void feed_engine(pthread_t t, bool starved)
  */
 int test_ud_destroy_sends(struct ut_ctx *c)
 {
-	struct ibv_ah_attr aa = {.is_global = 1,
-				 .port_num = 1,
-				 .grh = {.dgid = c->gid,
-					 .sgid_index = c->gid_index,
-					 .hop_limit = 64}};
 	const uint32_t n = 48, len = 64, stride = 128, warm = 2;
 	unsigned int old_spin;
 	struct ibv_ah *ah;
@@ -115,7 +110,7 @@ int test_ud_destroy_sends(struct ut_ctx *c)
 
 	if (pair_create(c, &p, IBV_QPT_UD, false, 7))
 		return -1;
-	ah = ibv_create_ah(c->pd, &aa);
+	ah = ut_self_ah(c);
 	CHECK(ah, "create_ah: %s", strerror(errno));
 	memset(c->buf + UT_DST, 0, (n + warm) * stride);
 	for (i = 0; i < n + warm; i++) {

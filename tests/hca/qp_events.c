@@ -618,14 +618,10 @@ static int test_uc_recv_errors(struct ut_ctx *c)
  */
 static int test_ud_recv_errors(struct ut_ctx *c)
 {
-	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1,
-				  .grh = { .dgid = c->gid,
-					   .sgid_index = c->gid_index,
-					   .hop_limit = 64 } };
 	struct ibv_srq *srq = make_srq(c);
 	struct ibv_qp *a = ud_qp(c, NULL), *b = ud_qp(c, NULL);
 	struct ibv_qp *sb = ud_qp(c, srq);
-	struct ibv_ah *ah = ibv_create_ah(c->pd, &aa);
+	struct ibv_ah *ah = ut_self_ah(c);
 	struct ibv_wc rwc;
 
 	CHECK(srq && a && b && sb && ah, "setup: %s", strerror(errno));
