@@ -112,18 +112,30 @@ IBX_CMD(dealloc_pd)
 				    NULL);
 }
 
-/* IBA 10.6.3 memory access rights: remote write/atomic need local write. */
-static int ibx_check_mr_access(u32 access)
+/*
+ * IBA 10.6.3 memory access rights: remote write/atomic need local write.
+ * On-demand paging only where the device reports it; an implicit MR
+ * (start 0, length U64_MAX: the whole address space, at iova 0) only
+ * where it reports that too, as upstream's ib_uverbs and mlx5 do.
+ */
+static int ibx_check_mr_access(struct ibx_device *dev, u32 access, u64 start,
+			       u64 length, u64 iova)
 {
+	u64 odp = dev->attr.odp_caps.general_caps;
+
 	if (access & ~IBX_ACCESS_SUPPORTED)
 		return -EINVAL;
 	if ((access & (IB_UVERBS_ACCESS_REMOTE_WRITE |
 		       IB_UVERBS_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_UVERBS_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
-	/* No on-demand paging in this core. */
-	if (access & IB_UVERBS_ACCESS_ON_DEMAND)
+	if (!(access & IB_UVERBS_ACCESS_ON_DEMAND))
+		return 0;
+	if (!(odp & IBX_ODP_SUPPORT))
 		return -EOPNOTSUPP;
+	if (!start && length == U64_MAX &&
+	    (iova || !(odp & IBX_ODP_SUPPORT_IMPLICIT)))
+		return -EINVAL;
 	return 0;
 }
 
@@ -141,7 +153,8 @@ IBX_CMD(reg_mr)
 		return ret;
 	if ((cmd.start & ~PAGE_MASK) != (cmd.hca_va & ~PAGE_MASK))
 		return -EINVAL;
-	ret = ibx_check_mr_access(cmd.access_flags);
+	ret = ibx_check_mr_access(ibx_dev(c), cmd.access_flags, cmd.start,
+				  cmd.length, cmd.hca_va);
 	if (ret)
 		return ret;
 	pd_uo = ibx_uobj_lookup(c->uf, cmd.pd_handle, IBX_OBJ_PD);
@@ -291,7 +304,12 @@ IBX_CMD(rereg_mr)
 		return PTR_ERR(uo);
 	old = uo->obj;
 	if (cmd.flags & IBX_MR_REREG_ACCESS) {
-		ret = ibx_check_mr_access(cmd.access_flags);
+		ret = (cmd.flags & IBX_MR_REREG_TRANS) ?
+		      ibx_check_mr_access(ibx_dev(c), cmd.access_flags,
+					  cmd.start, cmd.length, cmd.hca_va) :
+		      ibx_check_mr_access(ibx_dev(c), cmd.access_flags,
+					  old->umem->address,
+					  old->umem->length, old->iova);
 		if (ret)
 			return ret;
 	}
@@ -317,8 +335,11 @@ IBX_CMD(rereg_mr)
 	} else {
 		mr->iova = old->iova;
 		mr->length = old->length;
-		repin = ibx_umem_access_writable(mr->access) &&
-			!old->umem->writable;
+		/* New rights may need writable pages, or none pinned. */
+		repin = (ibx_umem_access_writable(mr->access) &&
+			 !old->umem->writable) ||
+			((mr->access ^ old->access) &
+			 IB_UVERBS_ACCESS_ON_DEMAND);
 	}
 	if (repin) {
 		ret = ibx_umem_get((cmd.flags & IBX_MR_REREG_TRANS) ?

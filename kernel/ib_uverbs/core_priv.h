@@ -296,6 +296,9 @@ int ibx_ah_attr_from_user(struct ibx_device *dev, struct ibx_ah_attr *ah,
 /* umem.c */
 int ibx_umem_get(u64 addr, u64 length, u32 access, struct ibx_umem **out);
 void ibx_umem_release(struct ibx_umem *umem);
+/* umem_odp.c */
+int ibx_umem_odp_get(u64 addr, u64 length, u32 access, struct ibx_umem **out);
+void ibx_umem_odp_release(struct ibx_umem *umem);
 /* Whether MRs with @access get their pages pinned for writing. */
 bool ibx_umem_access_writable(u32 access);
 

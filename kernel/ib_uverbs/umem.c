@@ -38,6 +38,8 @@ int ibx_umem_get(u64 addr, u64 length, u32 access, struct ibx_umem **out)
 	s64 new_pinned;
 	int ret;
 
+	if (access & IB_UVERBS_ACCESS_ON_DEMAND)
+		return ibx_umem_odp_get(addr, length, access, out);
 	if (!length || end < addr || PAGE_ALIGN(end) < end)
 		return -EINVAL;
 	npages = (PAGE_ALIGN(end) - (addr & PAGE_MASK)) >> PAGE_SHIFT;
@@ -107,6 +109,10 @@ void ibx_umem_release(struct ibx_umem *umem)
 
 	if (!umem)
 		return;
+	if (umem->odp) {
+		ibx_umem_odp_release(umem);
+		return;
+	}
 	p = container_of(umem, struct ibx_umem_priv, umem);
 	unpin_user_pages_dirty_lock(umem->pages, umem->npages, umem->writable);
 	atomic64_sub(umem->npages, &ibx_pinned_pages);

@@ -228,15 +228,43 @@ struct ibx_xrcd {
 	void *core_priv;
 };
 
-/* User memory pinned by the core for an MR (pin_user_pages, FOLL_LONGTERM). */
+/*
+ * User memory of an MR: pinned by the core (pin_user_pages, FOLL_LONGTERM),
+ * or with odp set, resolved on demand (umem_odp.c: pages and npages stay
+ * empty, and the device looks pages up by user address).
+ */
 struct ibx_umem {
 	u64 address;			/* user virtual address of byte 0 */
-	u64 length;			/* bytes */
+	u64 length;			/* bytes (U64_MAX: implicit ODP) */
 	unsigned int offset;		/* offset of byte 0 in pages[0] */
 	unsigned long npages;
 	struct page **pages;
 	bool writable;
+	bool odp;			/* IB_UVERBS_ACCESS_ON_DEMAND */
 };
+
+/*
+ * attr.odp_caps bits (upstream's IB_ODP_SUPPORT*, the values of
+ * libibverbs' IBV_ODP_SUPPORT*): general caps, then per transport.
+ */
+#define IBX_ODP_SUPPORT			(1u << 0)
+#define IBX_ODP_SUPPORT_IMPLICIT	(1u << 1)
+#define IBX_ODP_SUPPORT_SEND		(1u << 0)
+#define IBX_ODP_SUPPORT_RECV		(1u << 1)
+#define IBX_ODP_SUPPORT_WRITE		(1u << 2)
+#define IBX_ODP_SUPPORT_READ		(1u << 3)
+#define IBX_ODP_SUPPORT_ATOMIC		(1u << 4)
+#define IBX_ODP_SUPPORT_SRQ_RECV	(1u << 5)
+
+/* On-demand paging umems (umem_odp.c): the driver's side. */
+void ibx_umem_odp_set_notify(struct ibx_umem *umem,
+			     void (*fn)(void *arg, unsigned long npages),
+			     void *arg);
+struct page *ibx_umem_odp_lock_page(struct ibx_umem *umem, u64 va);
+void ibx_umem_odp_unlock(struct ibx_umem *umem);
+bool ibx_umem_odp_mapped(struct ibx_umem *umem, u64 va, u64 len);
+int ibx_umem_odp_fault(struct ibx_umem *umem, u64 va, u64 len, bool fault,
+		       unsigned long *mapped);
 
 struct ibx_mr {
 	struct ibx_device *dev;
