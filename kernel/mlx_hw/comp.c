@@ -224,6 +224,26 @@ static int mlx_hw_comp_local(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
 	return 0;
 }
 
+/*
+ * ODP (odp.c): a READ response or atomic result found its local pages
+ * unmapped after the request was sent (the process's mappings changed).
+ * The response is dropped while the pages are faulted in, and the
+ * requester asks again from its PSN, once they are mapped (the request
+ * waits for the fault), as after an RNR NAK: no retry is used up, and the
+ * responses behind it rewind nothing more.
+ */
+static enum mlx_hw_comp_state mlx_hw_comp_page_fault(struct mlx_hw_qp *qp,
+						     u32 psn, u32 off)
+{
+	struct mlx_hw_sgl *sgl = &qp->comp_scratch;
+
+	mlx_hw_odp_wait(qp, &qp->req.odp_fault, sgl, off, sgl->total - off);
+	mlx_hw_sgl_release(sgl);
+	mlx_hw_window_rewind(qp, psn);
+	qp->comp.retry_pending = true;
+	return MLX_HW_COMP_DONE;
+}
+
 /* READ response data goes to its place in the WQE's local buffers. */
 static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 					       struct mlx_hw_comp_ctx *c)
@@ -245,6 +265,8 @@ static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 	if (!err && pkt->paylen)
 		err = mlx_hw_copy_from_skb(&cur, c->skb, pkt->hdrlen,
 					   pkt->paylen);
+	if (err == -EAGAIN)
+		return mlx_hw_comp_page_fault(qp, pkt->psn, off);
 	mlx_hw_sgl_release(&qp->comp_scratch);
 	if (err) {
 		qp->comp.status = MLX_HW_WC_LOC_PROT_ERR;
@@ -267,6 +289,8 @@ static enum mlx_hw_comp_state mlx_hw_comp_atomic(struct mlx_hw_qp *qp,
 	err = mlx_hw_comp_local(qp, c->w, 0, &cur);
 	if (!err)
 		err = mlx_hw_copy_from_kbuf(&cur, &orig, sizeof(orig));
+	if (err == -EAGAIN)
+		return mlx_hw_comp_page_fault(qp, c->pkt->psn, 0);
 	mlx_hw_sgl_release(&qp->comp_scratch);
 	if (err) {
 		qp->comp.status = MLX_HW_WC_LOC_PROT_ERR;

@@ -44,6 +44,7 @@ int mlx_hw_sgl_add(struct mlx_hw_dev *dev, struct mlx_hw_pd *pd,
 	}
 	seg = &sgl->seg[sgl->num++];
 	seg->mr = mr;
+	sgl->odp |= mlx_hw_mr_odp(mr);
 	seg->key = lkey;
 	seg->off = addr - mr->ibx.iova;
 	seg->len = len;
@@ -73,6 +74,7 @@ int mlx_hw_sgl_set_remote(struct mlx_hw_dev *dev, struct mlx_hw_qp *qp,
 	sgl->va = va;
 	sgl->access = access;
 	sgl->seg[0].mr = mr;
+	sgl->odp = mlx_hw_mr_odp(mr);
 	sgl->seg[0].off = va - mr->ibx.iova;
 	sgl->seg[0].len = len;
 	sgl->num = 1;
@@ -120,8 +122,10 @@ int mlx_hw_sgl_unpark(struct mlx_hw_dev *dev, struct mlx_hw_qp *qp,
 						      sgl->va, seg->len,
 						      sgl->access);
 			/* A window may now be bound to another MR. */
-			if (seg->mr)
+			if (seg->mr) {
 				seg->off = sgl->va - seg->mr->ibx.iova;
+				sgl->odp = mlx_hw_mr_odp(seg->mr);
+			}
 		} else
 			seg->mr = mlx_hw_mr_get(dev, seg->key);
 		if (!seg->mr || READ_ONCE(seg->mr->invalid) ||
@@ -158,24 +162,45 @@ static struct page *mlx_hw_kva_page(u64 va, unsigned int *in_page)
 	return page;
 }
 
-/* The page holding byte @off of segment @seg, and the offset in it. */
+/*
+ * The page holding byte @off of segment @seg, and the offset in it, for
+ * one access that mlx_hw_seg_page_done() ends: a page of an ODP MR stays
+ * valid only until then (umem_odp.c).  NULL with *@err -EAGAIN when an
+ * ODP page is not mapped for the device now (odp.c faults it in), or
+ * -EFAULT when there is no such page.
+ */
 static struct page *mlx_hw_seg_page(const struct mlx_hw_seg *seg, u64 off,
-				    unsigned int *in_page)
+				    unsigned int *in_page, int *err)
 {
-	const struct ibx_umem *umem = seg->mr->ibx.umem;
+	struct ibx_umem *umem = seg->mr->ibx.umem;
+	struct page *page;
 	u64 pos;
 	unsigned long idx;
 
-	if (!umem)
-		return mlx_hw_kva_page(seg->mr->ibx.iova + seg->off + off,
+	*err = -EFAULT;
+	if (!umem) {
+		page = mlx_hw_kva_page(seg->mr->ibx.iova + seg->off + off,
 				       in_page);
-	pos = umem->offset + seg->off + off;
-	idx = pos >> PAGE_SHIFT;
+	} else if (umem->odp) {
+		pos = umem->address + seg->off + off;
+		*in_page = pos & ~PAGE_MASK;
+		page = ibx_umem_odp_lock_page(umem, pos);
+		if (!page)
+			*err = -EAGAIN;
+	} else {
+		pos = umem->offset + seg->off + off;
+		idx = pos >> PAGE_SHIFT;
+		*in_page = pos & ~PAGE_MASK;
+		page = idx < umem->npages ? umem->pages[idx] : NULL;
+	}
+	return page;
+}
 
-	if (idx >= umem->npages)
-		return NULL;
-	*in_page = pos & ~PAGE_MASK;
-	return umem->pages[idx];
+/* Ends the access mlx_hw_seg_page() began (a page it returned). */
+static void mlx_hw_seg_page_done(const struct mlx_hw_seg *seg)
+{
+	if (mlx_hw_mr_odp(seg->mr))
+		ibx_umem_odp_unlock(seg->mr->ibx.umem);
 }
 
 /* Bytes left in the cursor's current segment, skipping exhausted ones. */
@@ -225,6 +250,7 @@ int mlx_hw_copy_from_skb(struct mlx_hw_cursor *dst, const struct sk_buff *skb,
 	while (len) {
 		u32 davail = mlx_hw_cursor_avail(dst);
 		unsigned int doff;
+		const struct mlx_hw_seg *seg;
 		struct page *dpage;
 		u8 *dmap;
 		u32 n;
@@ -232,14 +258,15 @@ int mlx_hw_copy_from_skb(struct mlx_hw_cursor *dst, const struct sk_buff *skb,
 
 		if (!davail || dst->sgl->kbuf)
 			return -EMSGSIZE;
-		dpage = mlx_hw_seg_page(&dst->sgl->seg[dst->idx], dst->off,
-					&doff);
+		seg = &dst->sgl->seg[dst->idx];
+		dpage = mlx_hw_seg_page(seg, dst->off, &doff, &err);
 		if (!dpage)
-			return -EFAULT;
+			return err;
 		n = min3(len, davail, (u32)(PAGE_SIZE - doff));
 		dmap = kmap_local_page(dpage);
 		err = skb_copy_bits(skb, off, dmap + doff, n);
 		kunmap_local(dmap);
+		mlx_hw_seg_page_done(seg);
 		if (err)
 			return -EFAULT;
 		dst->off += n;
@@ -254,8 +281,9 @@ static unsigned int mlx_hw_cursor_pieces(const struct mlx_hw_cursor *c,
 					 u32 len)
 {
 	struct mlx_hw_cursor w = *c;
-	unsigned int pieces = 0, in_page;
-	u32 n;
+	const struct ibx_umem *umem;
+	unsigned int pieces = 0;
+	u32 n, in_page;
 
 	while (len) {
 		u32 avail = mlx_hw_cursor_avail(&w);
@@ -263,12 +291,17 @@ static unsigned int mlx_hw_cursor_pieces(const struct mlx_hw_cursor *c,
 		/*
 		 * Kernel memory is always copied: slab pages must not be
 		 * referenced from packets, and the consumer may free it
-		 * once its WQE completes.
+		 * once its WQE completes.  So is ODP memory: a packet must
+		 * not keep a page the process may have unmapped since.
 		 */
-		if (!avail || !w.sgl->seg[w.idx].mr->ibx.umem ||
-		    !mlx_hw_seg_page(&w.sgl->seg[w.idx], w.off, &in_page))
+		if (!avail)
 			return UINT_MAX;
-		n = min3(len, avail, (u32)(PAGE_SIZE - in_page));
+		umem = w.sgl->seg[w.idx].mr->ibx.umem;
+		if (!umem || umem->odp)
+			return UINT_MAX;
+		in_page = (umem->offset + w.sgl->seg[w.idx].off + w.off) &
+			  ~PAGE_MASK;
+		n = min3(len, avail, (u32)PAGE_SIZE - in_page);
 		w.off += n;
 		len -= n;
 		pieces++;
@@ -298,10 +331,12 @@ int mlx_hw_skb_add_data(struct sk_buff *skb, struct mlx_hw_cursor *src,
 {
 	while (len) {
 		u32 savail = mlx_hw_cursor_avail(src);
+		const struct mlx_hw_seg *seg;
 		unsigned int soff;
 		struct page *spage;
 		u8 *smap;
 		u32 n;
+		int err;
 
 		if (!savail)
 			return -EMSGSIZE;
@@ -312,10 +347,10 @@ int mlx_hw_skb_add_data(struct sk_buff *skb, struct mlx_hw_cursor *src,
 			len -= n;
 			continue;
 		}
-		spage = mlx_hw_seg_page(&src->sgl->seg[src->idx], src->off,
-					&soff);
+		seg = &src->sgl->seg[src->idx];
+		spage = mlx_hw_seg_page(seg, src->off, &soff, &err);
 		if (!spage)
-			return -EFAULT;
+			return err;
 		n = min3(len, savail, (u32)(PAGE_SIZE - soff));
 		if (zcopy) {
 			/* The packet keeps the page even past a dereg. */
@@ -330,6 +365,7 @@ int mlx_hw_skb_add_data(struct sk_buff *skb, struct mlx_hw_cursor *src,
 			skb_put_data(skb, smap + soff, n);
 			kunmap_local(smap);
 		}
+		mlx_hw_seg_page_done(seg);
 		src->off += n;
 		len -= n;
 	}
@@ -342,21 +378,24 @@ int mlx_hw_copy_from_kbuf(struct mlx_hw_cursor *dst, const void *buf, u32 len)
 
 	while (len) {
 		u32 davail = mlx_hw_cursor_avail(dst);
+		const struct mlx_hw_seg *seg;
 		unsigned int doff;
 		struct page *dpage;
 		u8 *dmap;
 		u32 n;
+		int err;
 
 		if (!davail || dst->sgl->kbuf)
 			return -EMSGSIZE;
-		dpage = mlx_hw_seg_page(&dst->sgl->seg[dst->idx], dst->off,
-					&doff);
+		seg = &dst->sgl->seg[dst->idx];
+		dpage = mlx_hw_seg_page(seg, dst->off, &doff, &err);
 		if (!dpage)
-			return -EFAULT;
+			return err;
 		n = min3(len, davail, (u32)(PAGE_SIZE - doff));
 		dmap = kmap_local_page(dpage);
 		memcpy(dmap + doff, from, n);
 		kunmap_local(dmap);
+		mlx_hw_seg_page_done(seg);
 		dst->off += n;
 		from += n;
 		len -= n;
@@ -364,7 +403,10 @@ int mlx_hw_copy_from_kbuf(struct mlx_hw_cursor *dst, const void *buf, u32 len)
 	return 0;
 }
 
-/* Executes an 8-byte atomic on an aligned remote segment. */
+/*
+ * Executes an 8-byte atomic on an aligned remote segment: 0, -EAGAIN (an
+ * ODP page not mapped now) or -EFAULT.
+ */
 int mlx_hw_atomic(struct mlx_hw_seg *seg, bool cmp_swp, u64 swap_add,
 		  u64 compare, u64 *orig)
 {
@@ -372,10 +414,15 @@ int mlx_hw_atomic(struct mlx_hw_seg *seg, bool cmp_swp, u64 swap_add,
 	struct page *page;
 	u64 *p;
 	u8 *map;
+	int err;
 
-	page = mlx_hw_seg_page(seg, 0, &off);
-	if (!page || (off & 7))
-		return -EINVAL;
+	page = mlx_hw_seg_page(seg, 0, &off, &err);
+	if (!page)
+		return err;
+	if (off & 7) {	/* checked with the key: cannot happen */
+		mlx_hw_seg_page_done(seg);
+		return -EFAULT;
+	}
 	map = kmap_local_page(page);
 	p = (u64 *)(map + off);
 	spin_lock_bh(&mlx_hw_atomic_lock);
@@ -386,5 +433,6 @@ int mlx_hw_atomic(struct mlx_hw_seg *seg, bool cmp_swp, u64 swap_add,
 		WRITE_ONCE(*p, swap_add);
 	spin_unlock_bh(&mlx_hw_atomic_lock);
 	kunmap_local(map);
+	mlx_hw_seg_page_done(seg);
 	return 0;
 }

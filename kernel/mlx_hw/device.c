@@ -25,6 +25,25 @@ static void mlx_hw_mac_to_eui64(const u8 *mac, u8 *eui)
 	eui[7] = mac[5];
 }
 
+/*
+ * On-demand paging (odp.c): RC and XRC do every operation from and into
+ * ODP memory, a responder fault answered by an RNR NAK.  UC and UD only
+ * send from it: their receiver has no NAK to wait with, so a receive
+ * into a page being faulted in would drop the message.
+ */
+static void mlx_hw_dev_init_odp_caps(struct ib_uverbs_ex_query_device_resp *a)
+{
+	u32 rc = IBX_ODP_SUPPORT_SEND | IBX_ODP_SUPPORT_RECV |
+		 IBX_ODP_SUPPORT_WRITE | IBX_ODP_SUPPORT_READ |
+		 IBX_ODP_SUPPORT_ATOMIC | IBX_ODP_SUPPORT_SRQ_RECV;
+
+	a->odp_caps.general_caps = IBX_ODP_SUPPORT | IBX_ODP_SUPPORT_IMPLICIT;
+	a->odp_caps.per_transport_caps.rc_odp_caps = rc;
+	a->odp_caps.per_transport_caps.uc_odp_caps = IBX_ODP_SUPPORT_SEND;
+	a->odp_caps.per_transport_caps.ud_odp_caps = IBX_ODP_SUPPORT_SEND;
+	a->xrc_odp_caps = rc;
+}
+
 void mlx_hw_dev_init_attr(struct mlx_hw_dev *dev)
 {
 	struct ib_uverbs_query_device_resp *a = &dev->ibx.attr.base;
@@ -82,6 +101,7 @@ void mlx_hw_dev_init_attr(struct mlx_hw_dev *dev)
 	a->max_pkeys = 1;
 	a->local_ca_ack_delay = 15;
 	a->phys_port_cnt = 1;
+	mlx_hw_dev_init_odp_caps(&dev->ibx.attr);
 }
 
 /* Largest IB MTU that fits the netdev MTU minus RoCEv2 headers (as rxe). */
@@ -540,6 +560,11 @@ const char *const mlx_hw_counter_names[] = {
 	[MLX_HW_CNT_QP_RUNS] = "engine_qp_runs",
 	[MLX_HW_CNT_YIELDS] = "engine_yields",
 	[MLX_HW_CNT_LATE_WAKES] = "engine_late_wakes",
+	[MLX_HW_CNT_ODP_FAULTS] = "odp_faults",
+	[MLX_HW_CNT_ODP_FAULT_PAGES] = "odp_fault_pages",
+	[MLX_HW_CNT_ODP_FAULT_ERRORS] = "odp_fault_errors",
+	[MLX_HW_CNT_ODP_INVALIDATIONS] = "odp_invalidations",
+	[MLX_HW_CNT_ODP_PREFETCHES] = "odp_prefetches",
 };
 static_assert(ARRAY_SIZE(mlx_hw_counter_names) == MLX_HW_NUM_COUNTERS);
 

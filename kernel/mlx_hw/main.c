@@ -474,6 +474,11 @@ static int __init mlx_hw_init(void)
 	mlx_hw_remove_wq = alloc_ordered_workqueue("mlx_hw_remove", 0);
 	if (!mlx_hw_remove_wq)
 		return -ENOMEM;
+	err = mlx_hw_odp_init();
+	if (err) {
+		destroy_workqueue(mlx_hw_remove_wq);
+		return err;
+	}
 	mlx_hw_net_init();
 	err = platform_driver_register(&mlx_hw_pdrv);
 	if (err)
@@ -501,6 +506,7 @@ out_pdrv:
 	platform_driver_unregister(&mlx_hw_pdrv);
 out_net:
 	mlx_hw_net_exit();
+	mlx_hw_odp_exit();
 	destroy_workqueue(mlx_hw_remove_wq);
 	return err;
 }
@@ -529,6 +535,7 @@ static void __exit mlx_hw_exit(void)
 	platform_driver_unregister(&mlx_hw_pdrv);
 	mlx_hw_debugfs_exit();
 	mlx_hw_net_exit();
+	mlx_hw_odp_exit();
 	destroy_workqueue(mlx_hw_remove_wq);
 }
 

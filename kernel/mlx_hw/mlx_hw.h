@@ -180,6 +180,11 @@ enum mlx_hw_counter {
 	MLX_HW_CNT_QP_RUNS,
 	MLX_HW_CNT_YIELDS,
 	MLX_HW_CNT_LATE_WAKES,
+	MLX_HW_CNT_ODP_FAULTS,
+	MLX_HW_CNT_ODP_FAULT_PAGES,
+	MLX_HW_CNT_ODP_FAULT_ERRORS,
+	MLX_HW_CNT_ODP_INVALIDATIONS,
+	MLX_HW_CNT_ODP_PREFETCHES,
 	MLX_HW_NUM_COUNTERS
 };
 
@@ -392,6 +397,7 @@ struct mlx_hw_sgl {
 	u32 total;			/* bytes */
 	const u8 *kbuf;			/* if set: the data, segs unused */
 	bool parked;			/* MR references dropped */
+	bool odp;			/* a segment is in an ODP MR (odp.c) */
 	bool remote;			/* one rkey range: rkey, va, access */
 	u32 rkey;			/* remote: the key it was resolved from */
 	u64 va;				/* remote: start address */
@@ -511,6 +517,27 @@ static inline void mlx_hw_mr_put(struct mlx_hw_mr *mr)
 	mlx_hw_obj_put(&mr->key.obj);
 }
 bool mlx_hw_mr_covers(const struct mlx_hw_mr *mr, u64 addr, u64 len);
+/* An on-demand paging MR: pages are mapped as the engine touches them. */
+static inline bool mlx_hw_mr_odp(const struct mlx_hw_mr *mr)
+{
+	return mr->ibx.umem && mr->ibx.umem->odp;
+}
+
+/* odp.c */
+enum mlx_hw_odp_fault_state {
+	MLX_HW_ODP_FAULT_IDLE,		/* no fault of the side under way */
+	MLX_HW_ODP_FAULT_PENDING,	/* the worker is mapping pages */
+	MLX_HW_ODP_FAULT_FAILED,	/* it could not: the next access fails */
+};
+void mlx_hw_odp_mr_init(struct mlx_hw_dev *dev, struct mlx_hw_mr *mr);
+bool mlx_hw_sgl_mapped(const struct mlx_hw_sgl *sgl, u64 off, u64 len);
+int mlx_hw_odp_wait(struct mlx_hw_qp *qp, u8 *state,
+		    const struct mlx_hw_sgl *sgl, u64 off, u64 len);
+u8 mlx_hw_odp_rnr_timer(const struct mlx_hw_qp *qp);
+int mlx_hw_advise_mr(struct mlx_hw_ucontext *uctx,
+		     const struct mlx_hw_advise_mr *args);
+int mlx_hw_odp_init(void);
+void mlx_hw_odp_exit(void);
 
 /* mw.c */
 int mlx_hw_alloc_mw(struct ibx_mw *ibmw, struct ibx_udata *udata);
@@ -616,6 +643,7 @@ static inline void mlx_hw_sgl_init(struct mlx_hw_sgl *sgl)
 	sgl->total = 0;
 	sgl->kbuf = NULL;
 	sgl->parked = false;
+	sgl->odp = false;
 	sgl->remote = false;
 }
 

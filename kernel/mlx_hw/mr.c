@@ -21,6 +21,8 @@ bool mlx_hw_mr_covers(const struct mlx_hw_mr *mr, u64 addr, u64 len)
 			   IB_UVERBS_ACCESS_REMOTE_ATOMIC | \
 			   IB_UVERBS_ACCESS_MW_BIND | \
 			   IB_UVERBS_ACCESS_ZERO_BASED | \
+			   IB_UVERBS_ACCESS_ON_DEMAND | \
+			   IB_UVERBS_ACCESS_HUGETLB | \
 			   IB_UVERBS_ACCESS_RELAXED_ORDERING)
 
 /* The attributes of a user MR the device can register. */
@@ -53,7 +55,9 @@ static int mlx_hw_mr_check(const struct ibx_mr *ibmr)
 			return -EINVAL;
 		return 0;
 	}
-	if (ibmr->length > MLX_HW_MAX_MR_SIZE)
+	/* An implicit ODP MR covers the whole address space. */
+	if (ibmr->length > MLX_HW_MAX_MR_SIZE &&
+	    !(ibmr->umem->odp && ibmr->length == U64_MAX))
 		return -EINVAL;
 	/* Remote/local writes need writable pages. */
 	if ((access & (IB_UVERBS_ACCESS_LOCAL_WRITE |
@@ -82,6 +86,7 @@ int mlx_hw_reg_mr(struct ibx_mr *ibmr, struct ibx_udata *udata)
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 	mr->key.index = index;
+	mlx_hw_odp_mr_init(dev, mr);
 	ibmr->lkey = (index << 8) |
 		     ((u32)atomic_inc_return(&dev->mr_keybyte) & 0xff);
 	ibmr->rkey = ibmr->lkey;
@@ -122,6 +127,7 @@ int mlx_hw_rereg_mr(struct ibx_mr *ibmr, struct ibx_mr *ibnew,
 	mlx_hw_obj_init(&mr->key.obj);
 	spin_lock_init(&mr->mw_lock);
 	mr->key.index = old->key.index;
+	mlx_hw_odp_mr_init(dev, mr);
 	ibnew->lkey = ibmr->lkey;
 	ibnew->rkey = ibmr->rkey;
 

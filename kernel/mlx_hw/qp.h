@@ -172,6 +172,7 @@ struct mlx_hw_req {
 	u32 tx_backoff;			/* consecutive local tx congestion */
 	bool wait_db;			/* stopped for want of posted WQEs */
 	u32 sq_pi;			/* SQ producer index as this run began */
+	u8 odp_fault;			/* enum mlx_hw_odp_fault_state (odp.c) */
 };
 
 /* Completer states (comp.c); names in comp.c. */
@@ -242,6 +243,7 @@ enum mlx_hw_resp_state {
 	MLX_HW_RESP_CHECK_RESOURCE,	/* receive WQE for SEND/IMM */
 	MLX_HW_RESP_CHECK_LENGTH,	/* payload against MTU and buffers */
 	MLX_HW_RESP_CHECK_RKEY,		/* RETH/AtomicETH key and range */
+	MLX_HW_RESP_CHECK_PAGES,	/* ODP: the pages are mapped */
 	MLX_HW_RESP_EXECUTE,		/* place the data */
 	MLX_HW_RESP_READ_REPLY,		/* send READ response packets */
 	MLX_HW_RESP_ATOMIC_REPLY,	/* execute, answer the atomic */
@@ -265,6 +267,7 @@ enum mlx_hw_resp_state {
 	MLX_HW_RESP_ERR_ATOMIC_FAULT,	/* atomic target page went away */
 	MLX_HW_RESP_ERR_BAD_RWQE,	/* the receive WQE is unusable */
 	MLX_HW_RESP_ERR_RECV_FAULT,	/* receive buffer pages went away */
+	MLX_HW_RESP_ERR_PAGE_FAULT,	/* ODP pages being faulted in: RNR NAK */
 	MLX_HW_RESP_NUM_STATES
 };
 
@@ -292,6 +295,7 @@ struct mlx_hw_resp_side {
 	u8 recv_status;			/* receive CQE status, 0 none */
 	enum ibx_event_type event;	/* affiliated event of the error */
 	u64 wait_until;			/* ktime ns: no send before (congestion) */
+	u8 odp_fault;			/* enum mlx_hw_odp_fault_state (odp.c) */
 	/*
 	 * XRC TGT: the XRC SRQ the packet being executed names (referenced
 	 * only while it is), and the SRQ number of the message in progress.

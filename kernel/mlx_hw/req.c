@@ -41,6 +41,9 @@ void mlx_hw_req_reset(struct mlx_hw_qp *qp)
 	req->noack_pkts = 0;
 	req->wait_until = 0;
 	req->tx_backoff = 0;
+	/* A fault under way keeps PENDING; its worker ends it. */
+	if (req->odp_fault == MLX_HW_ODP_FAULT_FAILED)
+		req->odp_fault = MLX_HW_ODP_FAULT_IDLE;
 	mlx_hw_cwnd_reset(qp);
 	/* The doorbell ring entry of the next post runs the QP. */
 	req->wait_db = true;
@@ -538,6 +541,7 @@ static struct sk_buff *mlx_hw_req_build(struct mlx_hw_qp *qp,
 	struct mlx_hw_cursor src;
 	struct sk_buff *skb;
 	bool zcopy = false, ackreq;
+	int err;
 
 	n = mlx_hw_swqe_rd_atomic(w) ? i + 1 : w->npsn;
 	*last = i == n - 1;
@@ -553,9 +557,10 @@ static struct sk_buff *mlx_hw_req_build(struct mlx_hw_qp *qp,
 	if (!skb)
 		return NULL;
 	mlx_hw_req_ext_hdrs(qp, w, skb, off);
-	if (paylen && mlx_hw_skb_add_data(skb, &src, paylen, zcopy)) {
+	err = paylen ? mlx_hw_skb_add_data(skb, &src, paylen, zcopy) : 0;
+	if (err) {
 		kfree_skb(skb);
-		return ERR_PTR(-EFAULT);
+		return ERR_PTR(err);
 	}
 	/* IBA 9.7.2: ask for an ACK at the end and now and then within. */
 	ackreq = reliable &&
@@ -568,6 +573,52 @@ static struct sk_buff *mlx_hw_req_build(struct mlx_hw_qp *qp,
 		       *last && (w->flags & MLX_HW_WQE_SOLICITED), ackreq,
 		       mlx_hw_psn_add(w->first_psn, i));
 	return skb;
+}
+
+/*
+ * The local bytes packet send_pkt of @w uses: its payload, or for a READ
+ * or an atomic the whole list, which the answer fills.
+ */
+static void mlx_hw_req_pkt_data(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
+				u64 *off, u64 *len)
+{
+	u32 mtu = mlx_hw_req_mtu(qp);
+
+	if (mlx_hw_swqe_rd_atomic(w)) {
+		*off = 0;
+		*len = qp->req.sgl.total;
+	} else {
+		*off = (u64)qp->req.send_pkt * mtu;
+		*len = min_t(u64, mtu, w->length - *off);
+	}
+}
+
+/*
+ * ODP (odp.c): some of those bytes are not mapped for the device.  The
+ * WQE waits while the rest of the message is faulted in; if that failed,
+ * it completes with a local protection error, as an unregistered range.
+ */
+static enum mlx_hw_req_state mlx_hw_req_page_fault(struct mlx_hw_qp *qp,
+						   struct mlx_hw_swqe *w)
+{
+	u64 off, len;
+
+	mlx_hw_req_pkt_data(qp, w, &off, &len);
+	if (mlx_hw_odp_wait(qp, &qp->req.odp_fault, &qp->req.sgl, off,
+			    qp->req.sgl.total - off) == -EFAULT)
+		return mlx_hw_req_fail(w, MLX_HW_WC_LOC_PROT_ERR);
+	return MLX_HW_REQ_WAIT;
+}
+
+static bool mlx_hw_req_pages_mapped(struct mlx_hw_qp *qp,
+				    struct mlx_hw_swqe *w)
+{
+	u64 off, len;
+
+	if (!qp->req.sgl.odp)
+		return true;
+	mlx_hw_req_pkt_data(qp, w, &off, &len);
+	return mlx_hw_sgl_mapped(&qp->req.sgl, off, len);
 }
 
 /* Local congestion: try this packet again after a growing pause. */
@@ -595,10 +646,14 @@ static enum mlx_hw_req_state mlx_hw_req_send_pkt(struct mlx_hw_qp *qp,
 	status = mlx_hw_req_sgl(qp, w);
 	if (status)
 		return mlx_hw_req_fail(w, status);
+	if (!mlx_hw_req_pages_mapped(qp, w))
+		return mlx_hw_req_page_fault(qp, w);
 	av = mlx_hw_req_av(qp, w, &path);
 	skb = mlx_hw_req_build(qp, w, av, &last);
-	if (IS_ERR(skb))
-		return mlx_hw_req_fail(w, MLX_HW_WC_LOC_PROT_ERR);
+	if (IS_ERR(skb))	/* -EAGAIN: unmapped since the check */
+		return PTR_ERR(skb) == -EAGAIN ?
+		       mlx_hw_req_page_fault(qp, w) :
+		       mlx_hw_req_fail(w, MLX_HW_WC_LOC_PROT_ERR);
 	if (!skb)
 		return mlx_hw_req_backoff(qp);
 	psn = mlx_hw_pkt(skb)->psn;

@@ -25,6 +25,7 @@ static const char *const mlx_hw_resp_state_names[] = {
 	[MLX_HW_RESP_CHECK_RESOURCE] = "CHECK_RESOURCE",
 	[MLX_HW_RESP_CHECK_LENGTH] = "CHECK_LENGTH",
 	[MLX_HW_RESP_CHECK_RKEY] = "CHECK_RKEY",
+	[MLX_HW_RESP_CHECK_PAGES] = "CHECK_PAGES",
 	[MLX_HW_RESP_EXECUTE] = "EXECUTE",
 	[MLX_HW_RESP_READ_REPLY] = "READ_REPLY",
 	[MLX_HW_RESP_ATOMIC_REPLY] = "ATOMIC_REPLY",
@@ -48,6 +49,7 @@ static const char *const mlx_hw_resp_state_names[] = {
 	[MLX_HW_RESP_ERR_ATOMIC_FAULT] = "ERR_ATOMIC_FAULT",
 	[MLX_HW_RESP_ERR_BAD_RWQE] = "ERR_BAD_RWQE",
 	[MLX_HW_RESP_ERR_RECV_FAULT] = "ERR_RECV_FAULT",
+	[MLX_HW_RESP_ERR_PAGE_FAULT] = "ERR_PAGE_FAULT",
 };
 static_assert(ARRAY_SIZE(mlx_hw_resp_state_names) == MLX_HW_RESP_NUM_STATES);
 
@@ -105,6 +107,10 @@ static enum mlx_hw_resp_state mlx_hw_resp_error(struct mlx_hw_qp *qp,
 	case MLX_HW_RESP_ERR_RNR:
 		return mlx_hw_resp_retry_nak(qp, MLX_HW_AETH_RNR_NAK |
 					     qp->min_rnr_timer);
+	case MLX_HW_RESP_ERR_PAGE_FAULT:
+		mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_RNR_NAKS_SENT, 1);
+		return mlx_hw_resp_retry_nak(qp, MLX_HW_AETH_RNR_NAK |
+					     mlx_hw_odp_rnr_timer(qp));
 	case MLX_HW_RESP_ERR_RKEY_VIOLATION:
 		/* Class C: Remote Access Error. */
 		return mlx_hw_resp_fail(qp, skb, err, MLX_HW_NAK_REM_ACCESS,
@@ -278,7 +284,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_length(struct mlx_hw_qp *qp,
 	if (mlx_hw_qp_is_ud(qp->ibx.qp_type)) {
 		if (end + MLX_HW_GRH_LEN > r->rwqe.total)
 			return mlx_hw_resp_too_long(qp);
-		return MLX_HW_RESP_EXECUTE;
+		return MLX_HW_RESP_CHECK_PAGES;
 	}
 	if (!mlx_hw_resp_pkt_len_ok(qp, pkt))
 		goto invalid;
@@ -336,25 +342,67 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_rkey(struct mlx_hw_qp *qp,
 		r->length = len;
 		/* A zero-length transfer checks no key (IBA 9.7.4.1.5). */
 		if (!len)
-			return MLX_HW_RESP_EXECUTE;
+			return MLX_HW_RESP_CHECK_PAGES;
 	} else {
-		return MLX_HW_RESP_EXECUTE;
+		return MLX_HW_RESP_CHECK_PAGES;
 	}
-	if (mask & MLX_HW_M_READ) {
-		/* Checked now; each response packet resolves it again. */
-		mr = (qp->access & access) ?
-		     mlx_hw_rkey_resolve(dev, qp, rkey, va, len, access) : NULL;
-		if (mr)
-			mlx_hw_mr_put(mr);
-	} else {
-		mr = mlx_hw_sgl_set_remote(dev, qp, &r->wr_dst, rkey, va, len,
-					   access) ? NULL : r->wr_dst.seg[0].mr;
-	}
+	/* A READ's range is held only for its page check: each response
+	 * packet resolves the key again (resp_tx.c). */
+	mr = mlx_hw_sgl_set_remote(dev, qp, &r->wr_dst, rkey, va, len,
+				   access) ? NULL : r->wr_dst.seg[0].mr;
 	if (mr)
-		return MLX_HW_RESP_EXECUTE;
+		return MLX_HW_RESP_CHECK_PAGES;
 	if (qp->ibx.qp_type == IB_UVERBS_QPT_UC)
 		return MLX_HW_RESP_DROP;
 	return MLX_HW_RESP_ERR_RKEY_VIOLATION;
+}
+
+/*
+ * ODP (odp.c): the pages a request reads or writes must be mapped for the
+ * device now.  If not, they are faulted in while an RNR NAK makes the
+ * requester send the packet again after the RNR timer, as ConnectX
+ * answers its page faults (UC and UD have no NAK: the packet is dropped).
+ * A READ is checked whole, before its first response.  A fault that could
+ * not map them refuses the request as an access to an unregistered range:
+ * REM_ACCESS_ERR for a WRITE, READ or atomic, a local protection error on
+ * the receive WQE of a SEND.
+ */
+static enum mlx_hw_resp_state mlx_hw_resp_check_pages(struct mlx_hw_qp *qp,
+						      struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	struct mlx_hw_resp_side *r = &qp->resp;
+	bool reliable = mlx_hw_qp_reliable(qp->ibx.qp_type);
+	u64 off = (pkt->mask & MLX_HW_M_FIRST) ? 0 : r->offset;
+	u64 len = pkt->paylen, end;
+	const struct mlx_hw_sgl *sgl = &r->wr_dst;
+	int err;
+
+	if (pkt->mask & MLX_HW_M_READ) {
+		off = 0;
+		len = end = r->length;
+	} else if (pkt->mask & MLX_HW_M_ATOMIC) {
+		len = end = sizeof(u64);
+	} else if (pkt->mask & MLX_HW_M_WRITE) {
+		end = r->length;
+	} else {
+		sgl = &r->rwqe;
+		if (mlx_hw_qp_is_ud(qp->ibx.qp_type))
+			len += MLX_HW_GRH_LEN;
+		end = r->rwqe.total;
+	}
+	if (!len || mlx_hw_sgl_mapped(sgl, off, len))
+		return MLX_HW_RESP_EXECUTE;
+	err = mlx_hw_odp_wait(qp, &r->odp_fault, sgl, off, end - off);
+	if (pkt->mask & MLX_HW_M_READ)
+		mlx_hw_sgl_release(&r->wr_dst);
+	if (err != -EFAULT)
+		return reliable ? MLX_HW_RESP_ERR_PAGE_FAULT : MLX_HW_RESP_DROP;
+	if (sgl == &r->wr_dst)
+		return reliable ? MLX_HW_RESP_ERR_RKEY_VIOLATION :
+				  MLX_HW_RESP_DROP;
+	r->recv_status = MLX_HW_WC_LOC_PROT_ERR;
+	return MLX_HW_RESP_ERR_RECV_FAULT;
 }
 
 /* ---------------- execution ---------------- */
@@ -374,7 +422,9 @@ static enum mlx_hw_resp_state mlx_hw_resp_execute(struct mlx_hw_qp *qp,
 {
 	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
 	struct mlx_hw_resp_side *r = &qp->resp;
+	struct mlx_hw_cursor saved;
 	u8 grh[MLX_HW_GRH_LEN];
+	int err;
 
 	if (pkt->mask & MLX_HW_M_READ)
 		return MLX_HW_RESP_READ_REPLY;
@@ -387,14 +437,17 @@ static enum mlx_hw_resp_state mlx_hw_resp_execute(struct mlx_hw_qp *qp,
 		r->in_msg = true;
 		r->in_write = pkt->mask & MLX_HW_M_WRITE;
 	}
+	saved = r->cur;
 	if (mlx_hw_qp_is_ud(qp->ibx.qp_type)) {
 		mlx_hw_resp_grh(skb, grh);
-		if (mlx_hw_copy_from_kbuf(&r->cur, grh, sizeof(grh)))
+		err = mlx_hw_copy_from_kbuf(&r->cur, grh, sizeof(grh));
+		if (err)
 			goto fault;
 		r->offset = MLX_HW_GRH_LEN;
 	}
-	if (pkt->paylen && mlx_hw_copy_from_skb(&r->cur, skb, pkt->hdrlen,
-						pkt->paylen))
+	err = pkt->paylen ? mlx_hw_copy_from_skb(&r->cur, skb, pkt->hdrlen,
+						 pkt->paylen) : 0;
+	if (err)
 		goto fault;
 	r->offset += pkt->paylen;
 	r->psn = mlx_hw_psn_add(r->psn, 1);
@@ -407,6 +460,18 @@ static enum mlx_hw_resp_state mlx_hw_resp_execute(struct mlx_hw_qp *qp,
 	return (pkt->mask & MLX_HW_M_RWQE) ? MLX_HW_RESP_COMPLETE :
 					     MLX_HW_RESP_ACKNOWLEDGE;
 fault:
+	if (err == -EAGAIN) {
+		/*
+		 * ODP pages unmapped since the check: the packet is NAKed
+		 * and comes again (a FIRST opens its message again then).
+		 */
+		r->cur = saved;
+		if (pkt->mask & MLX_HW_M_FIRST) {
+			r->offset = 0;
+			r->in_msg = false;
+		}
+		return MLX_HW_RESP_CHECK_PAGES;
+	}
 	/* The pages went away under the message (a deregistration raced). */
 	if (pkt->mask & MLX_HW_M_WRITE)
 		return MLX_HW_RESP_ERR_WRITE_FAULT;
@@ -437,6 +502,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_read_reply(struct mlx_hw_qp *qp,
 	u32 len = mlx_hw_reth_len(reth);
 	u32 n = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
 
+	mlx_hw_sgl_release(&r->wr_dst);	/* its page check is done */
 	res->type = MLX_HW_RES_READ;
 	res->first_psn = pkt->psn;
 	res->last_psn = mlx_hw_psn_add(pkt->psn, n - 1);
@@ -467,6 +533,8 @@ static enum mlx_hw_resp_state mlx_hw_resp_atomic_reply(struct mlx_hw_qp *qp,
 	err = mlx_hw_atomic(&r->wr_dst.seg[0], pkt->mask & MLX_HW_M_CMPSWP,
 			    mlx_hw_atmeth_swap_add(h), mlx_hw_atmeth_compare(h),
 			    &orig);
+	if (err == -EAGAIN)	/* ODP: unmapped since the check */
+		return MLX_HW_RESP_CHECK_PAGES;
 	mlx_hw_sgl_release(&r->wr_dst);
 	if (err)
 		return MLX_HW_RESP_ERR_ATOMIC_FAULT;
@@ -540,57 +608,6 @@ static enum mlx_hw_resp_state mlx_hw_resp_acknowledge(struct mlx_hw_qp *qp,
 		r->ack_pending = true;
 		r->ack_psn = mlx_hw_pkt(skb)->psn;
 	}
-	return MLX_HW_RESP_CLEANUP;
-}
-
-/* The resource a duplicate READ or atomic of PSN @psn asks for again. */
-static struct mlx_hw_res *mlx_hw_resp_find_res(struct mlx_hw_qp *qp, u32 psn,
-					       enum mlx_hw_res_type type)
-{
-	struct mlx_hw_res *res;
-	u32 i;
-
-	for (i = 0; i < qp->resp.res_cnt; i++) {
-		res = &qp->resp.res[i];
-		if (res->type == type &&
-		    mlx_hw_psn_diff(psn, res->first_psn) >= 0 &&
-		    mlx_hw_psn_diff(psn, res->last_psn) <= 0)
-			return res;
-	}
-	return NULL;
-}
-
-/*
- * IBA 9.9.2.1: a duplicate SEND or WRITE is acknowledged again (newest
- * PSN done), a duplicate READ executed again from the PSN it asks for, a
- * duplicate atomic answered from its saved result.
- */
-static enum mlx_hw_resp_state mlx_hw_resp_duplicate(struct mlx_hw_qp *qp,
-						    struct sk_buff *skb)
-{
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
-	struct mlx_hw_resp_side *r = &qp->resp;
-	struct mlx_hw_res *res;
-
-	if (pkt->mask & MLX_HW_M_READ) {
-		res = mlx_hw_resp_find_res(qp, pkt->psn, MLX_HW_RES_READ);
-		if (!res)
-			return MLX_HW_RESP_DROP;
-		mlx_hw_resp_flush_ack(qp);
-		res->read.next_psn = pkt->psn;
-		res->read.active = true;
-		r->read = res;
-		return MLX_HW_RESP_CLEANUP;
-	}
-	if (pkt->mask & MLX_HW_M_ATOMIC) {
-		res = mlx_hw_resp_find_res(qp, pkt->psn, MLX_HW_RES_ATOMIC);
-		if (!res)
-			return MLX_HW_RESP_DROP;
-		mlx_hw_resp_send_atomic_ack(qp, pkt->psn, res->atomic.orig);
-		return MLX_HW_RESP_CLEANUP;
-	}
-	r->ack_pending = true;
-	r->ack_psn = mlx_hw_psn_add(r->psn, MLX_HW_PSN_MASK);
 	return MLX_HW_RESP_CLEANUP;
 }
 
@@ -679,6 +696,9 @@ static void mlx_hw_resp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
 		case MLX_HW_RESP_CHECK_RKEY:
 			state = mlx_hw_resp_check_rkey(qp, skb);
 			break;
+		case MLX_HW_RESP_CHECK_PAGES:
+			state = mlx_hw_resp_check_pages(qp, skb);
+			break;
 		case MLX_HW_RESP_EXECUTE:
 			state = mlx_hw_resp_execute(qp, skb);
 			break;
@@ -713,32 +733,6 @@ static void mlx_hw_resp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
 			break;
 		}
 	}
-}
-
-/*
- * True if the request at the head of the input queue is a duplicate READ
- * for a PSN before the READ response to be sent next.  It takes over the
- * responses under way: the requester lost one of them, or an earlier one,
- * and discards everything after it, so streaming the rest first would
- * only delay the answer it waits for (by a whole MiB at a small MTU).  A
- * duplicate READ for a later PSN (go-back-N sends the READs after the lost
- * one again too) waits its turn.  Only this thread dequeues, so the head
- * stays valid after the lock.
- */
-static bool mlx_hw_resp_read_restart_queued(struct mlx_hw_qp *qp)
-{
-	u32 next = qp->resp.read->read.next_psn;
-	struct sk_buff *skb;
-	unsigned long flags;
-	bool restart = false;
-
-	spin_lock_irqsave(&qp->resp_pkts.lock, flags);
-	skb = skb_peek(&qp->resp_pkts);
-	if (skb)
-		restart = (mlx_hw_pkt(skb)->mask & MLX_HW_M_READ) &&
-			  mlx_hw_psn_diff(mlx_hw_pkt(skb)->psn, next) < 0;
-	spin_unlock_irqrestore(&qp->resp_pkts.lock, flags);
-	return restart;
 }
 
 /*

@@ -23,5 +23,8 @@ void mlx_hw_resp_send_ack(struct mlx_hw_qp *qp, u8 syndrome, u32 psn);
 void mlx_hw_resp_flush_ack(struct mlx_hw_qp *qp);
 void mlx_hw_resp_send_atomic_ack(struct mlx_hw_qp *qp, u32 psn, u64 orig);
 bool mlx_hw_resp_read_send(struct mlx_hw_qp *qp, unsigned int *budget);
+enum mlx_hw_resp_state mlx_hw_resp_duplicate(struct mlx_hw_qp *qp,
+					     struct sk_buff *skb);
+bool mlx_hw_resp_read_restart_queued(struct mlx_hw_qp *qp);
 
 #endif /* MLX_HW_RESP_H */

@@ -230,6 +230,9 @@ void mlx_hw_resp_reset(struct mlx_hw_qp *qp)
 	r->ack_pending = false;
 	r->read = NULL;
 	r->wait_until = 0;
+	/* A fault under way keeps PENDING; its worker ends it. */
+	if (r->odp_fault == MLX_HW_ODP_FAULT_FAILED)
+		r->odp_fault = MLX_HW_ODP_FAULT_IDLE;
 	r->msn = 0;
 	r->res_next = 0;
 	memset(r->res, 0, sizeof(r->res));

@@ -3,7 +3,8 @@
  * resp_tx.c - what a responder sends back: ACKs (coalesced) and NAKs,
  * atomic ACKs, and READ responses, packet by packet within a budget,
  * resolving the R_Key again for each (the region may go away between
- * them).  With qp->recv_side owned.
+ * them); and the answers to duplicate requests (IBA 9.9.2.1).  With
+ * qp->recv_side owned.
  */
 #include <linux/ktime.h>
 #include "mlx_hw.h"
@@ -75,8 +76,21 @@ static u8 mlx_hw_read_resp_opcode(struct mlx_hw_qp *qp, u32 i, u32 n)
 }
 
 /*
+ * ODP (odp.c): the pages of the READ response to send are not mapped.  The
+ * stream stops while the rest of the READ is faulted in (the worker runs
+ * the QP again): -EAGAIN; or -EACCES if that fault could not map them.
+ */
+static int mlx_hw_resp_read_fault(struct mlx_hw_qp *qp,
+				  const struct mlx_hw_sgl *rest)
+{
+	return mlx_hw_odp_wait(qp, &qp->resp.odp_fault, rest, 0,
+			       rest->total) == -EFAULT ? -EACCES : -EAGAIN;
+}
+
+/*
  * Sends the next READ response packet of resp.read.  Returns 0, -ENOBUFS
- * (try again later) or -EACCES (the key no longer grants the range).
+ * (try again later), -EAGAIN (ODP pages being faulted in) or -EACCES (the
+ * key no longer grants the range).
  */
 static int mlx_hw_resp_read_pkt(struct mlx_hw_qp *qp, struct mlx_hw_res *res)
 {
@@ -91,11 +105,17 @@ static int mlx_hw_resp_read_pkt(struct mlx_hw_qp *qp, struct mlx_hw_res *res)
 	bool zcopy;
 	int err = 0;
 
+	/* The rest of the READ: an ODP fault maps all of it at once. */
 	mlx_hw_sgl_init(src);
 	if (len && mlx_hw_sgl_set_remote(dev, qp, src, res->read.rkey,
-					 res->read.va + off, len,
+					 res->read.va + off,
+					 res->read.length - off,
 					 IB_UVERBS_ACCESS_REMOTE_READ))
 		return -EACCES;
+	if (len && !mlx_hw_sgl_mapped(src, 0, len)) {
+		err = mlx_hw_resp_read_fault(qp, src);
+		goto out;
+	}
 	mlx_hw_cursor_init(&cur, src);
 	mlx_hw_qp_av(qp, &av);
 	zcopy = av.loopback && len && mlx_hw_can_zcopy(&cur, len);
@@ -109,9 +129,11 @@ static int mlx_hw_resp_read_pkt(struct mlx_hw_qp *qp, struct mlx_hw_res *res)
 		mlx_hw_aeth_set(mlx_hw_pkt_hdr(skb, MLX_HW_AETH),
 				MLX_HW_AETH_ACK | MLX_HW_AETH_NO_CREDIT,
 				qp->resp.msn);
-	if (len && mlx_hw_skb_add_data(skb, &cur, len, zcopy)) {
+	err = len ? mlx_hw_skb_add_data(skb, &cur, len, zcopy) : 0;
+	if (err) {
 		kfree_skb(skb);
-		err = -EACCES;
+		err = err == -EAGAIN ? mlx_hw_resp_read_fault(qp, src) :
+				       -EACCES;
 		goto out;
 	}
 	mlx_hw_pkt_bth(skb, qp, qp->dest_qpn, false, false,
@@ -140,6 +162,8 @@ static bool mlx_hw_resp_read_burst(struct mlx_hw_qp *qp,
 			mlx_hw_qp_arm_timer(qp, r->wait_until);
 			return false;
 		}
+		if (err == -EAGAIN)	/* the ODP worker runs the QP again */
+			return false;
 		if (err) {
 			/* IBA 9.7.5.2.4: the range became inaccessible. */
 			res->read.active = false;
@@ -175,4 +199,81 @@ bool mlx_hw_resp_read_send(struct mlx_hw_qp *qp, unsigned int *budget)
 	done = mlx_hw_resp_read_burst(qp, res, budget);
 	mlx_hw_resp_put_xrc_srq(qp);
 	return done;
+}
+
+/* The resource a duplicate READ or atomic of PSN @psn asks for again. */
+static struct mlx_hw_res *mlx_hw_resp_find_res(struct mlx_hw_qp *qp, u32 psn,
+					       enum mlx_hw_res_type type)
+{
+	struct mlx_hw_res *res;
+	u32 i;
+
+	for (i = 0; i < qp->resp.res_cnt; i++) {
+		res = &qp->resp.res[i];
+		if (res->type == type &&
+		    mlx_hw_psn_diff(psn, res->first_psn) >= 0 &&
+		    mlx_hw_psn_diff(psn, res->last_psn) <= 0)
+			return res;
+	}
+	return NULL;
+}
+
+/*
+ * IBA 9.9.2.1: a duplicate SEND or WRITE is acknowledged again (newest
+ * PSN done), a duplicate READ executed again from the PSN it asks for, a
+ * duplicate atomic answered from its saved result.
+ */
+enum mlx_hw_resp_state mlx_hw_resp_duplicate(struct mlx_hw_qp *qp,
+						    struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	struct mlx_hw_resp_side *r = &qp->resp;
+	struct mlx_hw_res *res;
+
+	if (pkt->mask & MLX_HW_M_READ) {
+		res = mlx_hw_resp_find_res(qp, pkt->psn, MLX_HW_RES_READ);
+		if (!res)
+			return MLX_HW_RESP_DROP;
+		mlx_hw_resp_flush_ack(qp);
+		res->read.next_psn = pkt->psn;
+		res->read.active = true;
+		r->read = res;
+		return MLX_HW_RESP_CLEANUP;
+	}
+	if (pkt->mask & MLX_HW_M_ATOMIC) {
+		res = mlx_hw_resp_find_res(qp, pkt->psn, MLX_HW_RES_ATOMIC);
+		if (!res)
+			return MLX_HW_RESP_DROP;
+		mlx_hw_resp_send_atomic_ack(qp, pkt->psn, res->atomic.orig);
+		return MLX_HW_RESP_CLEANUP;
+	}
+	r->ack_pending = true;
+	r->ack_psn = mlx_hw_psn_add(r->psn, MLX_HW_PSN_MASK);
+	return MLX_HW_RESP_CLEANUP;
+}
+
+/*
+ * True if the request at the head of the input queue is a duplicate READ
+ * for a PSN before the READ response to be sent next.  It takes over the
+ * responses under way: the requester lost one of them, or an earlier one,
+ * and discards everything after it, so streaming the rest first would
+ * only delay the answer it waits for (by a whole MiB at a small MTU).  A
+ * duplicate READ for a later PSN (go-back-N sends the READs after the lost
+ * one again too) waits its turn.  Only this thread dequeues, so the head
+ * stays valid after the lock.
+ */
+bool mlx_hw_resp_read_restart_queued(struct mlx_hw_qp *qp)
+{
+	u32 next = qp->resp.read->read.next_psn;
+	struct sk_buff *skb;
+	unsigned long flags;
+	bool restart = false;
+
+	spin_lock_irqsave(&qp->resp_pkts.lock, flags);
+	skb = skb_peek(&qp->resp_pkts);
+	if (skb)
+		restart = (mlx_hw_pkt(skb)->mask & MLX_HW_M_READ) &&
+			  mlx_hw_psn_diff(mlx_hw_pkt(skb)->psn, next) < 0;
+	spin_unlock_irqrestore(&qp->resp_pkts.lock, flags);
+	return restart;
 }

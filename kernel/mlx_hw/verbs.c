@@ -78,6 +78,7 @@ static long mlx_hw_ioctl(struct ibx_ucontext *ibuctx, unsigned int cmd,
 			 unsigned long arg)
 {
 	struct mlx_hw_dev *dev = to_mdev(ibuctx->dev);
+	struct mlx_hw_advise_mr advise;
 
 	switch (cmd) {
 	case MLX_HW_IOCTL_WAKE:
@@ -88,6 +89,10 @@ static long mlx_hw_ioctl(struct ibx_ucontext *ibuctx, unsigned int cmd,
 			return -EINVAL;
 		mlx_hw_engine_wake(dev, to_muctx(ibuctx), arg);
 		return 0;
+	case MLX_HW_IOCTL_ADVISE_MR:
+		if (copy_from_user(&advise, (void __user *)arg, sizeof(advise)))
+			return -EFAULT;
+		return mlx_hw_advise_mr(to_muctx(ibuctx), &advise);
 	default:
 		return -ENOTTY;
 	}

@@ -41,6 +41,35 @@ struct mlx_hw_engine_page {
  */
 #define MLX_HW_IOCTL_WAKE_DB	_IO(MLX_HW_IOCTL_MAGIC, 2)
 
+/* ---------------- ibv_advise_mr ---------------- */
+
+/* One range, laid out as struct ibv_sge. */
+struct mlx_hw_advise_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/*
+ * MLX_HW_IOCTL_ADVISE_MR's argument: prefetch ranges of the caller's ODP
+ * MRs (docs/prm.md 10.4).  With FLUSH the pages are mapped when the call
+ * returns, else in the background.
+ */
+struct mlx_hw_advise_mr {
+	__u32 advice;		/* MLX_HW_ADVISE_* (ibv_advise_mr_advice) */
+	__u32 flags;		/* MLX_HW_ADVISE_FLAG_* */
+	__u32 num_sge;		/* 1 .. max_sge */
+	__u32 reserved;		/* 0 */
+	__aligned_u64 sg_list;	/* user pointer: struct mlx_hw_advise_sge[] */
+};
+
+#define MLX_HW_ADVISE_PREFETCH		0
+#define MLX_HW_ADVISE_PREFETCH_WRITE	1
+#define MLX_HW_ADVISE_PREFETCH_NO_FAULT	2
+#define MLX_HW_ADVISE_FLAG_FLUSH	(1u << 0)
+
+#define MLX_HW_IOCTL_ADVISE_MR	_IOW(MLX_HW_IOCTL_MAGIC, 3, struct mlx_hw_advise_mr)
+
 /* ---------------- the doorbell ring (one per context) ---------------- */
 
 /*
