@@ -303,6 +303,7 @@ void ibx_set_context_ops(struct verbs_context *vctx,
 	SET_IF(vctx->open_qp, ops->open_qp);
 	SET_IF(vctx->open_xrcd, ops->open_xrcd);
 	SET_IF(vctx->close_xrcd, ops->close_xrcd);
+	SET_IF(vctx->advise_mr, ops->advise_mr);
 	if (ops->create_srq_ex)
 		vctx->get_srq_num = vctx_get_srq_num;
 }

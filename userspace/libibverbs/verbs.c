@@ -43,6 +43,7 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			     uint64_t iova, unsigned int access)
 {
 	const struct ibx_context_ops *ops = ctx_ops(pd->context);
+	bool odp = access & IBV_ACCESS_ON_DEMAND;
 	struct ibv_mr *mr;
 	int err;
 
@@ -50,13 +51,15 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (ibx_dontfork_range(addr, length))
+	/* An ODP MR pins nothing, so fork needs no care (rdma-core alike). */
+	if (!odp && ibx_dontfork_range(addr, length))
 		return NULL;
 
 	mr = ops->reg_mr(pd, addr, length, iova, access);
 	if (!mr) {
 		err = errno;
-		ibx_dofork_range(addr, length);
+		if (!odp)
+			ibx_dofork_range(addr, length);
 		errno = err;
 		return NULL;
 	}
@@ -147,6 +150,7 @@ __ibx_export
 int ibv_dereg_mr(struct ibv_mr *mr)
 {
 	const struct ibx_context_ops *ops = ctx_ops(mr->context);
+	bool odp = ((struct verbs_mr *)mr)->access & IBV_ACCESS_ON_DEMAND;
 	void *addr = mr->addr;
 	size_t length = mr->length;
 	int ret;
@@ -156,7 +160,8 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 	ret = ops->dereg_mr((struct verbs_mr *)mr);
 	if (ret)
 		return ret;
-	ibx_dofork_range(addr, length);
+	if (!odp)
+		ibx_dofork_range(addr, length);
 	return 0;
 }
 

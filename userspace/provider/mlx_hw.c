@@ -253,6 +253,28 @@ static int mlx_hw_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 	return ibx_cmd_attach_mcast(qp, gid, lid);
 }
 
+/*
+ * ibv_advise_mr: prefetch ranges of ODP MRs (docs/prm.md 10.4).  The
+ * kernel checks the keys; IBV_ADVISE_MR_FLAG_FLUSH waits for the pages.
+ */
+static int mlx_hw_advise_mr(struct ibv_pd *pd,
+			    enum ibv_advise_mr_advice advice, uint32_t flags,
+			    struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	struct mlx_hw_advise_mr args = {
+		.advice = advice,
+		.flags = flags,
+		.num_sge = num_sge,
+		.sg_list = (uintptr_t)sg_list,
+	};
+
+	_Static_assert(sizeof(struct ibv_sge) ==
+		       sizeof(struct mlx_hw_advise_sge), "ibv_sge layout");
+	if (ioctl(pd->context->cmd_fd, MLX_HW_IOCTL_ADVISE_MR, &args))
+		return errno;
+	return 0;
+}
+
 static int mlx_hw_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			       uint16_t lid)
 {
@@ -270,6 +292,7 @@ static const struct ibx_context_ops mlx_hw_ops = {
 	.alloc_mw = mlx_hw_alloc_mw,
 	.dealloc_mw = mlx_hw_dealloc_mw,
 	.bind_mw = mlx_hw_bind_mw,
+	.advise_mr = mlx_hw_advise_mr,
 	.create_cq = mlx_hw_create_cq,
 	.create_cq_ex = mlx_hw_create_cq_ex,
 	.poll_cq = mlx_hw_poll_cq,
