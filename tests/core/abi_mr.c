@@ -43,6 +43,30 @@ void test_mr(void)
 	/* Unmapped memory. */
 	EXPECT(reg_mr(&c, pd, (void *)0x10000, 4096,
 		      IB_UVERBS_ACCESS_LOCAL_WRITE, &mr), -EFAULT);
+	/* ... is no error with on-demand paging: nothing is pinned now. */
+	EXPECT(reg_mr(&c, pd, (void *)0x10000, 4096,
+		      IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_ON_DEMAND,
+		      &mr), 0);
+	EXPECT(dereg_mr(&c, mr), 0);
+	/* The implicit ODP MR: the whole address space, at iova 0 only. */
+	EXPECT(reg_mr(&c, pd, NULL, UINT64_MAX,
+		      IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_ON_DEMAND,
+		      &mr), 0);
+	EXPECT(dereg_mr(&c, mr), 0);
+	{
+		struct ib_uverbs_reg_mr req = {
+			.start = 0, .length = UINT64_MAX, .hca_va = 0x1000,
+			.pd_handle = pd,
+			.access_flags = IB_UVERBS_ACCESS_ON_DEMAND,
+		};
+		struct {
+			struct ib_uverbs_reg_mr_resp r;
+			char udata[UDATA_OUT];
+		} resp;
+
+		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REG_MR, &req, sizeof(req),
+			   &resp, sizeof(resp)), -EINVAL);
+	}
 	/* Read-only memory: readable MR yes, writable no. */
 	EXPECT(reg_mr(&c, pd, ro, 8192, IB_UVERBS_ACCESS_REMOTE_READ, &mr), 0);
 	EXPECT(dereg_mr(&c, mr), 0);
@@ -198,9 +222,26 @@ void test_mr(void)
 		req.access_flags = IB_UVERBS_ACCESS_REMOTE_ATOMIC;
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
 			   &resp, sizeof(resp)), -EINVAL);
-		req.access_flags = IB_UVERBS_ACCESS_ON_DEMAND;
-		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),
-			   &resp, sizeof(resp)), -EOPNOTSUPP);
+		/*
+		 * On-demand paging (docs/prm.md 10.4): the same range again,
+		 * pinned no more; and back.  Keys stay.
+		 */
+		{
+			long pinned = vm_pin_kb();
+
+			req.access_flags = IB_UVERBS_ACCESS_ON_DEMAND;
+			EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req,
+				   sizeof(req), &resp, sizeof(resp)), 0);
+			VERIFY(resp.r.lkey == rresp.r.lkey,
+			       "ODP rereg changed the lkey");
+			VERIFY(vm_pin_kb() < pinned, "VmPin %ld, was %ld",
+			       vm_pin_kb(), pinned);
+			req.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE;
+			EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req,
+				   sizeof(req), &resp, sizeof(resp)), 0);
+			VERIFY(vm_pin_kb() == pinned, "VmPin %ld, want %ld",
+			       vm_pin_kb(), pinned);
+		}
 		req.flags = 1 << 1;
 		req.pd_handle = rresp.r.mr_handle;	/* not a PD */
 		EXPECT(cmd(c.fd, IB_USER_VERBS_CMD_REREG_MR, &req, sizeof(req),

@@ -48,6 +48,13 @@ static void fix_reg_mr(struct fz_worker *w, uint64_t *s, void *req)
 	r->length = 1 + fz_rand(s) % (w->buf_len - (off & ~63ul));
 	r->hca_va = fz_rand(s) & 1 ? r->start : fz_rand(s);
 	r->access_flags = fz_rand(s) & 0x1f;
+	/* On-demand paging now and then; some of it implicit. */
+	if (fz_rand(s) % 4 == 0)
+		r->access_flags |= IB_UVERBS_ACCESS_ON_DEMAND;
+	if (fz_rand(s) % 16 == 0) {
+		r->start = r->hca_va = 0;
+		r->length = UINT64_MAX;
+	}
 }
 
 static void fix_rereg_mr(struct fz_worker *w, uint64_t *s, void *req)
@@ -59,6 +66,8 @@ static void fix_rereg_mr(struct fz_worker *w, uint64_t *s, void *req)
 	r->length = 1 + fz_rand(s) % w->buf_len;
 	r->hca_va = r->start;
 	r->access_flags = fz_rand(s) & 0x1f;
+	if (fz_rand(s) % 4 == 0)
+		r->access_flags |= IB_UVERBS_ACCESS_ON_DEMAND;
 }
 
 static void fix_create_cq(struct fz_worker *w, uint64_t *s, void *req)
@@ -447,18 +456,49 @@ static int fz_mmap(struct fz_worker *w, uint64_t *s)
 	return 0;
 }
 
+/*
+ * ibv_advise_mr's ioctl with any arguments: keys of the first MRs the
+ * fuzzer may have registered (index 1-63, any key byte) or anything, any
+ * advice, flags, counts, ranges and list pointers.
+ */
+static int fz_advise(struct fz_worker *w, uint64_t *s)
+{
+	struct mlx_hw_advise_sge sge[4];
+	struct mlx_hw_advise_mr a = {
+		.advice = fz_rand(s) % 4,
+		.flags = fz_rand(s) % 3,
+		.num_sge = fz_rand(s) % 6,
+		.reserved = fz_rand(s) % 16 == 0,
+		.sg_list = fz_rand(s) % 8 ? (uintptr_t)sge : fz_rand(s),
+	};
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		sge[i].addr = (uintptr_t)w->buf + fz_rand(s) % w->buf_len;
+		sge[i].length = fz_rand(s) % (2 * w->buf_len);
+		sge[i].lkey = fz_rand(s) % 4 ? (1 + fz_rand(s) % 63) << 8 |
+					       (fz_rand(s) & 0xff) :
+					       fz_u32(s);
+	}
+	return ioctl(w->a.fd, MLX_HW_IOCTL_ADVISE_MR, &a) ? -errno : 0;
+}
+
+/* The kinds after the commands: garbage, mmap, advise, then rdma_cm's. */
+#define FZ_NEXTRA 3
+
 unsigned int fz_nkinds(void)
 {
-	return FZ_NCMDS + 2 + fz_ucma_nkinds();
+	return FZ_NCMDS + FZ_NEXTRA + fz_ucma_nkinds();
 }
 
 const char *fz_kind_name(unsigned int which)
 {
 	if (which < FZ_NCMDS)
 		return fz_cmds[which].name;
-	if (which >= FZ_NCMDS + 2)
-		return fz_ucma_kind_name(which - FZ_NCMDS - 2);
-	return which == FZ_NCMDS ? "garbage" : "mmap";
+	if (which >= FZ_NCMDS + FZ_NEXTRA)
+		return fz_ucma_kind_name(which - FZ_NCMDS - FZ_NEXTRA);
+	return which == FZ_NCMDS ? "garbage" :
+	       which == FZ_NCMDS + 1 ? "mmap" : "advise_mr";
 }
 
 int fz_one_command(struct fz_worker *w, uint64_t *s, unsigned int *which)
@@ -469,7 +509,7 @@ int fz_one_command(struct fz_worker *w, uint64_t *s, unsigned int *which)
 	if (w->cm && r < 25) {
 		int ret = fz_ucma_one(w, s, which);
 
-		*which += FZ_NCMDS + 2;
+		*which += FZ_NCMDS + FZ_NEXTRA;
 		return ret;
 	}
 	r = fz_rand(s) % 100;
@@ -481,6 +521,10 @@ int fz_one_command(struct fz_worker *w, uint64_t *s, unsigned int *which)
 	if (r < 6) {
 		*which = FZ_NCMDS + 1;
 		return fz_mmap(w, s);
+	}
+	if (r < 8) {
+		*which = FZ_NCMDS + 2;
+		return fz_advise(w, s);
 	}
 	*which = fz_rand(s) % FZ_NCMDS;
 	return fz_send(w, s, &fz_cmds[*which]);

@@ -8,13 +8,17 @@
  *    still-mapped ring, rings the doorbell and polls its CQ;
  *  - a CQ destroyed while QPs still use it (EBUSY, nothing lost);
  *  - an MR deregistered while 64 KiB WRITEs from it are in flight: every
- *    WR completes, successfully or with an error, none is lost.
+ *    WR completes, successfully or with an error, none is lost;
+ *  - the pages of an on-demand paging MR taken away, replaced or made
+ *    inaccessible while WRITEs and READs into and out of it are in flight:
+ *    the same.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <rdma/ib_user_verbs.h>
 #include "../hca/hca_util.h"
@@ -161,6 +165,75 @@ static int race_dereg_in_flight(struct ut_ctx *c, unsigned int n)
 	return 0;
 }
 
+/* How a race takes an ODP MR's pages away (race_odp_unmap). */
+static void odp_zap(uint8_t *p, size_t len, unsigned int how)
+{
+	switch (how) {
+	case 0:
+		madvise(p, len, MADV_DONTNEED);
+		break;
+	case 1:		/* a new, empty mapping in its place */
+		mmap(p, len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		break;
+	default:	/* a hole no later mmap can fill */
+		mmap(p, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		     -1, 0);
+		break;
+	}
+}
+
+static int race_odp_unmap(struct ut_ctx *c, unsigned int n, unsigned int how)
+{
+	const size_t len = 256 * 1024, half = len / 2;
+	struct ibv_qp_cap cap = { .max_send_wr = 64, .max_recv_wr = 1,
+				  .max_send_sge = 1, .max_recv_sge = 1 };
+	uint8_t *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned int i, got = 0;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+
+	SETUP(buf != MAP_FAILED, "mmap");
+	mr = ibv_reg_mr(c->pd, buf, len, IBV_ACCESS_LOCAL_WRITE |
+			UT_ACCESS_REMOTE | IBV_ACCESS_ON_DEMAND);
+	a = ut_qp_cap(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE, &cap);
+	b = ut_qp_cap(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE, &cap);
+	SETUP(mr && a && b && !ut_connect(c, a, b, 7), "setup: %s",
+	      strerror(errno));
+	for (i = 0; i < n; i++) {
+		bool rd = i & 1;
+		struct ibv_sge sge = { (uintptr_t)buf + (rd ? 0 : half),
+				       65536, mr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = i, .sg_list = &sge, .num_sge = 1,
+			.opcode = rd ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { (uintptr_t)buf + (rd ? half : 0),
+				     mr->rkey },
+		}, *bad;
+
+		SETUP(!ibv_post_send(a, &wr, &bad), "post %u", i);
+		if (i == n / 2)
+			odp_zap(buf + (how % 2) * half, half, how);
+	}
+	while (got < n && !ut_poll_one(c->cq, &wc)) {
+		got++;
+		CHECK(wc.status == IBV_WC_SUCCESS ||
+		      wc.status == IBV_WC_REM_ACCESS_ERR ||
+		      wc.status == IBV_WC_LOC_PROT_ERR ||
+		      wc.status == IBV_WC_WR_FLUSH_ERR,
+		      "ODP WR %llu: %s", (unsigned long long)wc.wr_id,
+		      ibv_wc_status_str(wc.status));
+	}
+	CHECK(got == n, "ODP: %u of %u WRs completed", got, n);
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy QPs");
+	CHECK(!ibv_dereg_mr(mr), "dereg ODP MR");
+	munmap(buf, len);
+	return 0;
+}
+
 /*
  * One round in a child process: a QP destroyed under the library keeps its
  * rings mapped, and the mapping keeps the context (and its pinned pages)
@@ -182,6 +255,7 @@ static int fz_race_round(const char *dev, int gid_index, unsigned int r,
 		failed += race_destroy_qp(&c, 100 + (seed + r * 7919) % 3000);
 		failed += race_destroy_busy_cq(&c);
 		failed += race_dereg_in_flight(&c, 16 + r % 48);
+		failed += race_odp_unmap(&c, 16 + r % 48, (seed + r) % 3);
 		_exit(failed || check_failures || !check_count ? 1 : 0);
 	}
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
