@@ -3,7 +3,7 @@
  * wire_data - data across the wire on one RC QP pair, every byte checked.
  *
  *   server: wire_data [-d DEV] [-g GID_INDEX] [-m MTU] [-p PORT] [-s SEED]
- *                     [-M BYTES] [-l] [-b MIB [-o swr] |
+ *                     [-M BYTES] [-l] [-O] [-b MIB [-o swr] |
  *                     -c stream|quiet -C CMD [-t TIMEOUT] [-r RETRY]]
  *   client: wire_data (the same options) [-u FILE] HOST
  *
@@ -23,7 +23,9 @@
  * long as a test needs (tests/wire/roce-inject.pairtest).  -M (both sides)
  * caps the message sizes at BYTES: shorter bursts, which a lossy link
  * drops less of.  -l says the link loses packets (netem, lo_drop_ppm): the
- * last WRITE may then end with retries exceeded, its NAK lost.
+ * last WRITE may then end with retries exceeded, its NAK lost.  -O
+ * registers this side's buffer with IBV_ACCESS_ON_DEMAND: nothing pinned,
+ * every page faulted in by the device as the messages reach it.
  *
  * Message data follow a pattern of SEED and the message's index, at an
  * offset that changes from one message to the next.  The side that receives
@@ -282,7 +284,8 @@ static void open_device(const char *name)
 			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 				  IBV_ACCESS_REMOTE_READ |
 				  IBV_ACCESS_REMOTE_ATOMIC |
-				  IBV_ACCESS_MW_BIND);
+				  IBV_ACCESS_MW_BIND |
+				  (g.odp ? IBV_ACCESS_ON_DEMAND : 0));
 	if (!g.mr)
 		die("reg_mr: %s", strerror(errno));
 	qia.send_cq = qia.recv_cq = g.cq;
@@ -385,7 +388,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: wire_data [-d DEV] [-g GID_INDEX] [-m MTU] [-p PORT] "
-		"[-s SEED] [-M BYTES] [-l]\n"
+		"[-s SEED] [-M BYTES] [-l] [-O]\n"
 		"                 [-b MIB [-o swr] | -c stream|quiet -C CMD "
 		"[-t TIMEOUT] [-r RETRY]]\n"
 		"                 [-u FILE] [HOST]\n");
@@ -406,7 +409,7 @@ int main(int argc, char **argv)
 	g.retry_cnt = 7;
 	g.ctl_timeout_ms = CTL_TIMEOUT_MS;
 	g.bulk_ops = "swr";
-	while ((c = getopt(argc, argv, "b:c:C:d:g:lm:M:o:p:r:s:t:u:")) != -1) {
+	while ((c = getopt(argc, argv, "b:c:C:d:g:lm:M:Oo:p:r:s:t:u:")) != -1) {
 		switch (c) {
 		case 'b':
 			g.bulk_mib = atoi(optarg);
@@ -454,6 +457,9 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			g.lossy = true;
+			break;
+		case 'O':
+			g.odp = true;
 			break;
 		case 'u':
 			g.until = optarg;

@@ -76,6 +76,7 @@ struct wire_state {
 	const char *until;    /* -u: rounds until this file exists */
 	unsigned int max_msg; /* -M */
 	bool lossy;	      /* -l: the link loses packets */
+	bool odp;	      /* -O: the buffer is an on-demand paging MR */
 	unsigned int rounds;
 	/* what is being checked, for the failure messages */
 	const char *what;
