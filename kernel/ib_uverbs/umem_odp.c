@@ -154,7 +154,14 @@ void ibx_umem_odp_release(struct ibx_umem *umem)
 	kfree(odp);
 }
 
-/* Who hears of invalidations (the driver's counters); set before use. */
+/**
+ * ibx_umem_odp_set_notify() - name who hears of invalidations
+ * @umem: an ODP umem
+ * @fn: called after an invalidation took pages away, with their number
+ * @arg: its first argument (the driver's device, for its counters)
+ *
+ * Set by the driver's reg_mr, before the MR is used.
+ */
 void ibx_umem_odp_set_notify(struct ibx_umem *umem,
 			     void (*fn)(void *arg, unsigned long npages),
 			     void *arg)
@@ -168,10 +175,16 @@ void ibx_umem_odp_set_notify(struct ibx_umem *umem,
 }
 EXPORT_SYMBOL_GPL(ibx_umem_odp_set_notify);
 
-/*
- * The page holding user address @va, with odp->lock held for read until
- * ibx_umem_odp_unlock(); NULL (and nothing held) if it is not mapped for
- * the device now.  Any context.
+/**
+ * ibx_umem_odp_lock_page() - the device's page of a user address, locked
+ * @umem: an ODP umem
+ * @va: the user address
+ *
+ * Any context.  The page stays valid until ibx_umem_odp_unlock(): an
+ * invalidation waits for it.
+ *
+ * Return: the page, or NULL (and nothing held) if it is not mapped for the
+ * device now.
  */
 struct page *ibx_umem_odp_lock_page(struct ibx_umem *umem, u64 va)
 {
@@ -189,15 +202,25 @@ struct page *ibx_umem_odp_lock_page(struct ibx_umem *umem, u64 va)
 }
 EXPORT_SYMBOL_GPL(ibx_umem_odp_lock_page);
 
+/**
+ * ibx_umem_odp_unlock() - end the access ibx_umem_odp_lock_page() began
+ * @umem: the umem it returned a page of
+ */
 void ibx_umem_odp_unlock(struct ibx_umem *umem)
 {
 	read_unlock_bh(&to_odp(umem)->lock);
 }
 EXPORT_SYMBOL_GPL(ibx_umem_odp_unlock);
 
-/*
- * Whether every page of [va, va + len) is mapped for the device now.  A
- * hint without the lock: the access itself checks again.
+/**
+ * ibx_umem_odp_mapped() - whether a range is mapped for the device now
+ * @umem: an ODP umem
+ * @va: user address of the range
+ * @len: its length in bytes
+ *
+ * A hint, read without the lock: the access itself checks again.
+ *
+ * Return: true if every page of [@va, @va + @len) is mapped.
  */
 bool ibx_umem_odp_mapped(struct ibx_umem *umem, u64 va, u64 len)
 {
@@ -311,12 +334,19 @@ static int ibx_odp_map_chunk(struct ibx_umem_odp *odp, unsigned long start,
 	return 0;
 }
 
-/*
- * Maps the pages of [va, va + len) for the device, faulting them in
- * first unless @fault is false (then only what is present is taken).
- * Process context: it takes the mm's mmap lock.  *@mapped counts pages
- * entered.  -EFAULT when part of the range is not mapped in the process
- * (or not writable for a writable MR), or the process is gone.
+/**
+ * ibx_umem_odp_fault() - map a range of an ODP umem for the device
+ * @umem: an ODP umem
+ * @va: user address of the range
+ * @len: its length in bytes
+ * @fault: fault the pages in first; false: take only what is present
+ * @mapped: set to the number of pages entered into the table
+ *
+ * Process context: it takes the mm's mmap lock.
+ *
+ * Return: 0, or -EFAULT when part of the range is not mapped in the
+ * process (or not writable for a writable MR) or the process is gone,
+ * -ENOMEM, -EINTR.
  */
 int ibx_umem_odp_fault(struct ibx_umem *umem, u64 va, u64 len, bool fault,
 		       unsigned long *mapped)
