@@ -12,6 +12,8 @@
 #   make check-wire-soak perftest, pingpongs and wire-data pair tests ROUNDS
 #                        (20) times in ours-ours, ours-rxe and rxe-ours
 #   make demo            build, boot a VM, load the stack, ibv_devinfo + RC ping-pong
+#   make deb             Debian packages (mlx-hw-dkms, mlx-hw-verbs) in build/deb,
+#                        built by dpkg-buildpackage from debian/
 #   make install / uninstall   DKMS modules, udev rule, memlock limits, userspace
 #                        (DKMS_TARBALL=<file> installs a prebuilt DKMS binary package)
 #
@@ -31,7 +33,7 @@ CMAKE_BUILD_TYPE ?= RelWithDebInfo
 PREFIX ?= /usr/local
 VALGRIND ?= OFF
 
-.PHONY: all modules modules-all userspace userspace-valgrind dkms-packages \
+.PHONY: all modules modules-all userspace userspace-valgrind dkms-packages deb \
 	check check-unit check-middleware check-long check-wire-soak fuzz demo install uninstall clean deps
 
 all: modules userspace
@@ -67,6 +69,10 @@ userspace-valgrind:
 # DKMS binary packages of the modules, one per kernel (see scripts/dkms-package).
 dkms-packages:
 	@for k in $(KVERS); do scripts/dkms-package $$k || exit 1; done
+
+# The packages for `apt install ./build/deb/*.deb` (see scripts/build-deb).
+deb:
+	scripts/build-deb
 
 check: modules-all userspace userspace-valgrind dkms-packages
 	scripts/check $(KVERS)
