@@ -74,7 +74,7 @@ dkms-packages:
 deb:
 	scripts/build-deb
 
-check: modules-all userspace userspace-valgrind dkms-packages
+check: modules-all userspace userspace-valgrind dkms-packages deb
 	scripts/check $(KVERS)
 
 # The middleware against rxe takes minutes per combination and kernel: it
@@ -82,13 +82,13 @@ check: modules-all userspace userspace-valgrind dkms-packages
 check-middleware: modules-all userspace
 	scripts/check --long --only tests/middleware/ $(KVERS)
 
-check-long: modules-all userspace userspace-valgrind dkms-packages
+check-long: modules-all userspace userspace-valgrind dkms-packages deb
 	scripts/check --long $(KVERS)
 
 check-wire-soak: modules-all userspace
 	scripts/wire-soak $(KVERS)
 
-check-unit: userspace
+check-unit: userspace deb
 	scripts/check --unit-only
 
 # The fuzz campaign: 10^7 uverbs commands per kernel (FUZZ_COMMANDS), about
