@@ -53,6 +53,15 @@ static void *map_fresh(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* Deregisters @mr and unmaps [p, p + len), each if there is one. */
+static void odp_free(struct ibv_mr *mr, void *p, size_t len)
+{
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (p)
+		munmap(p, len);
+}
+
 static long long vm_pin_kb(void)
 {
 	char line[128];
@@ -198,11 +207,9 @@ static int test_fresh(struct ut_ctx *c)
 			CHECK_THEN(!memcmp(src, dst, len), goto out,
 				   "opcode %d: data differs", ops[i]);
 		}
-		ibv_dereg_mr(ms);
-		ibv_dereg_mr(md);
+		odp_free(ms, src, MSG);
+		odp_free(md, dst, MSG);
 		ms = md = NULL;
-		munmap(src, MSG);
-		munmap(dst, MSG);
 		src = dst = NULL;
 	}
 	CHECK_THEN(ut_counter(c, "odp_faults") >= faults + 5, goto out,
@@ -212,14 +219,8 @@ static int test_fresh(struct ut_ctx *c)
 		   vm_pin_kb(), pin);
 	ret = 0;
 out:
-	if (ms)
-		ibv_dereg_mr(ms);
-	if (md)
-		ibv_dereg_mr(md);
-	if (src)
-		munmap(src, MSG);
-	if (dst)
-		munmap(dst, MSG);
+	odp_free(ms, src, MSG);
+	odp_free(md, dst, MSG);
 	pair_down(&p);
 	return ret;
 }
@@ -265,14 +266,8 @@ static int test_remap(struct ut_ctx *c)
 	ret = 0;
 out:
 	pair_down(&p);
-	if (ms)
-		ibv_dereg_mr(ms);
-	if (md)
-		ibv_dereg_mr(md);
-	if (src)
-		munmap(src, MSG);
-	if (dst)
-		munmap(dst, MSG);
+	odp_free(ms, src, MSG);
+	odp_free(md, dst, MSG);
 	return ret;
 }
 
@@ -309,9 +304,7 @@ static int test_unmapped(struct ut_ctx *c)
 	ret = 0;
 out:
 	pair_down(&p);
-	if (mr)
-		ibv_dereg_mr(mr);
-	munmap(buf, 4 * page);
+	odp_free(mr, buf, 4 * page);
 	return ret;
 }
 
@@ -444,9 +437,7 @@ static int test_fork(struct ut_ctx *c)
 	ret = 0;
 out:
 	pair_down(&p);
-	if (mr)
-		ibv_dereg_mr(mr);
-	munmap(buf, 2 * MSG);
+	odp_free(mr, buf, 2 * MSG);
 	return ret;
 }
 
@@ -491,9 +482,7 @@ static int test_prefetch(struct ut_ctx *c)
 	ret = 0;
 out:
 	pair_down(&p);
-	if (mr)
-		ibv_dereg_mr(mr);
-	munmap(buf, 2 * MSG);
+	odp_free(mr, buf, 2 * MSG);
 	return ret;
 }
 
@@ -586,15 +575,9 @@ out:
 		pthread_join(thread, NULL);
 	}
 	pair_down(&p);
-	if (ms)
-		ibv_dereg_mr(ms);
-	if (md)
-		ibv_dereg_mr(md);
-	if (ml)
-		ibv_dereg_mr(ml);
-	munmap(src, MSG);
-	munmap(dst, MSG);
-	munmap(back, MSG);
+	odp_free(ms, src, MSG);
+	odp_free(md, dst, MSG);
+	odp_free(ml, back, MSG);
 	return ret;
 }
 
