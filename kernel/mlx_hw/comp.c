@@ -366,6 +366,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_rnr_retry(struct mlx_hw_qp *qp,
 		return MLX_HW_COMP_ERROR;
 	}
 	mlx_hw_window_rewind(qp, c->retry_psn);
+	mlx_hw_cwnd_rnr(qp);
 	qp->req.wait_until = ktime_get_ns() +
 			     (u64)mlx_hw_rnr_timer_us100[timer] * NSEC_PER_USEC /
 			     100;

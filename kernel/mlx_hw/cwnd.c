@@ -15,7 +15,8 @@
  * fixed window would; a loss, found by a NAK or by the ACK timer, halves
  * it, down to a floor of 8; below the threshold of the last loss it grows by
  * each PSN acknowledged, above it by one PSN per window acknowledged.  A
- * CNP (ecn.c) halves it too, once per window.
+ * CNP (ecn.c) halves it too, once per window.  After an RNR wait, one
+ * packet probes the responder before the window goes out again.
  */
 #include "mlx_hw.h"
 
@@ -49,6 +50,12 @@ static u32 mlx_hw_cwnd_pkts(struct mlx_hw_qp *qp)
 	return min(qp->req.cwnd.pkts, mlx_hw_cwnd_max());
 }
 
+/* What may be out now: the window, or the probe after an RNR wait. */
+static u32 mlx_hw_cwnd_send_limit(struct mlx_hw_qp *qp)
+{
+	return qp->req.cwnd.rnr_probe ? 1 : mlx_hw_cwnd_pkts(qp);
+}
+
 /* A new connection starts with the whole window (RESET, creation). */
 void mlx_hw_cwnd_reset(struct mlx_hw_qp *qp)
 {
@@ -58,12 +65,14 @@ void mlx_hw_cwnd_reset(struct mlx_hw_qp *qp)
 	cw->ssthresh = cw->pkts;
 	cw->acked = 0;
 	cw->cnp_psn_valid = false;
+	cw->rnr_probe = false;
 }
 
 /* May the packet of @psn be sent now? */
 bool mlx_hw_cwnd_room(struct mlx_hw_qp *qp, u32 psn)
 {
-	return mlx_hw_psn_diff(psn, qp->comp.psn) < (int)mlx_hw_cwnd_pkts(qp);
+	return mlx_hw_psn_diff(psn, qp->comp.psn) <
+	       (int)mlx_hw_cwnd_send_limit(qp);
 }
 
 /*
@@ -75,7 +84,7 @@ bool mlx_hw_cwnd_room(struct mlx_hw_qp *qp, u32 psn)
  */
 bool mlx_hw_cwnd_ackreq(struct mlx_hw_qp *qp, u32 psn)
 {
-	u32 win = mlx_hw_cwnd_pkts(qp);
+	u32 win = mlx_hw_cwnd_send_limit(qp);
 	u32 every = min_t(u32, MLX_HW_PKTS_PER_ACKREQ, max(win / 2, 1u));
 
 	return ++qp->req.noack_pkts >= every ||
@@ -88,6 +97,7 @@ void mlx_hw_cwnd_acked(struct mlx_hw_qp *qp, u32 npsn)
 	struct mlx_hw_cwnd *cw = &qp->req.cwnd;
 	u32 max = mlx_hw_cwnd_max();
 
+	cw->rnr_probe = false;
 	if (cw->pkts >= max) {
 		cw->pkts = max;
 		return;
@@ -130,6 +140,22 @@ static void mlx_hw_cwnd_halve(struct mlx_hw_qp *qp, const char *why)
 void mlx_hw_cwnd_loss(struct mlx_hw_qp *qp, bool timeout)
 {
 	mlx_hw_cwnd_halve(qp, timeout ? "timeout" : "nak");
+}
+
+/*
+ * An RNR NAK: the responder takes nothing from the NAKed PSN on until it is
+ * ready (IBA 9.7.5.2.8: it drops the packets behind the NAK), and it may
+ * still not be when the timer ends: a receive queue still empty, an ODP
+ * fault not done or its pages taken away again.  Sending the whole window
+ * after each wait would lose all of it each time, and the NAK for the next
+ * try would queue behind the lost packets at the responder.  So the first
+ * packet after the wait goes alone and asks for an ACK; the window, which
+ * the NAK did not shrink (not congestion), opens when it is acknowledged.
+ * Costs one round trip per RNR wait.
+ */
+void mlx_hw_cwnd_rnr(struct mlx_hw_qp *qp)
+{
+	qp->req.cwnd.rnr_probe = true;
 }
 
 /*

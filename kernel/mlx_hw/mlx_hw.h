@@ -686,6 +686,7 @@ bool mlx_hw_cwnd_ackreq(struct mlx_hw_qp *qp, u32 psn);
 void mlx_hw_cwnd_acked(struct mlx_hw_qp *qp, u32 npsn);
 void mlx_hw_cwnd_loss(struct mlx_hw_qp *qp, bool timeout);
 void mlx_hw_cwnd_cnp(struct mlx_hw_qp *qp);
+void mlx_hw_cwnd_rnr(struct mlx_hw_qp *qp);
 int mlx_hw_fill_res_qp_entry(struct sk_buff *msg, struct ibx_qp *ibqp);
 
 /* ecn.c */

@@ -153,6 +153,7 @@ struct mlx_hw_cwnd {
 	u32 acked;			/* PSNs acked toward the next +1 */
 	u32 cnp_psn;			/* a CNP shrinks again once it is acked */
 	bool cnp_psn_valid;		/* a CNP shrank the window */
+	bool rnr_probe;			/* after an RNR wait: one PSN out */
 };
 
 /* Send side: requester and completer, owned through qp->send_side. */

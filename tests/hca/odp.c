@@ -546,7 +546,7 @@ static int test_churn(struct ut_ctx *c)
 	CHECK_THEN(!pthread_create(&thread, NULL, churn_fn, &ch), goto out,
 		   "pthread_create");
 	running = true;
-	for (i = 0; i < 100; i++)
+	for (i = 0; i < 40; i++)
 		if (xfer(c, p.a, IBV_WR_RDMA_WRITE, ms, src, MSG,
 			 (uintptr_t)dst, md->rkey, IBV_WC_SUCCESS) ||
 		    xfer(c, p.a, IBV_WR_RDMA_READ, ml, back, MSG,
