@@ -30,7 +30,7 @@ int mlx_hw_sgl_add(struct mlx_hw_dev *dev, struct mlx_hw_pd *pd,
 
 	if (!len)
 		return 0;
-	if (sgl->num >= MLX_HW_MAX_SGE)
+	if (sgl->num >= sgl->cap)
 		return -EINVAL;
 	if ((u64)sgl->total + len > MLX_HW_MAX_MSG_SZ)
 		return -EMSGSIZE;

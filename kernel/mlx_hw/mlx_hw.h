@@ -402,7 +402,10 @@ struct mlx_hw_sgl {
 	u32 rkey;			/* remote: the key it was resolved from */
 	u64 va;				/* remote: start address */
 	u32 access;			/* remote: access it was checked for */
-	struct mlx_hw_seg seg[MLX_HW_MAX_SGE];	/* the ranges, in order */
+	u32 cap;			/* room in seg[] */
+	struct mlx_hw_seg *seg;		/* the ranges, in order: cap of them,
+					 * the owner's storage (sized to what
+					 * the QP allows, mlx_hw_qp_alloc_bufs) */
 };
 
 /* A position inside an sgl. */
@@ -645,6 +648,15 @@ static inline void mlx_hw_sgl_init(struct mlx_hw_sgl *sgl)
 	sgl->parked = false;
 	sgl->odp = false;
 	sgl->remote = false;
+}
+
+/* Gives @sgl its storage for @cap segments (once, before first use). */
+static inline void mlx_hw_sgl_attach(struct mlx_hw_sgl *sgl,
+				     struct mlx_hw_seg *seg, u32 cap)
+{
+	sgl->seg = seg;
+	sgl->cap = cap;
+	mlx_hw_sgl_init(sgl);
 }
 
 static inline void mlx_hw_cursor_init(struct mlx_hw_cursor *c,

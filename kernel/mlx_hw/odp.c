@@ -255,6 +255,7 @@ int mlx_hw_advise_mr(struct mlx_hw_ucontext *uctx,
 	struct mlx_hw_dev *dev = to_mdev(uctx->ibx.dev);
 	struct mlx_hw_advise_sge __user *usge = u64_to_user_ptr(args->sg_list);
 	struct mlx_hw_odp_work *w;
+	struct mlx_hw_seg segs[MLX_HW_MAX_SGE];
 	struct mlx_hw_sgl sgl;
 	struct mlx_hw_advise_sge sge;
 	struct mlx_hw_mr *mr;
@@ -265,7 +266,7 @@ int mlx_hw_advise_mr(struct mlx_hw_ucontext *uctx,
 	    (args->flags & ~MLX_HW_ADVISE_FLAG_FLUSH) || !args->num_sge ||
 	    args->num_sge > MLX_HW_MAX_SGE || args->reserved)
 		return -EINVAL;
-	mlx_hw_sgl_init(&sgl);
+	mlx_hw_sgl_attach(&sgl, segs, ARRAY_SIZE(segs));
 	for (i = 0; i < args->num_sge; i++) {
 		if (copy_from_user(&sge, &usge[i], sizeof(sge))) {
 			err = -EFAULT;

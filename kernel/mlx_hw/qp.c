@@ -170,11 +170,36 @@ static void mlx_hw_qp_init_common(struct mlx_hw_qp *qp)
 }
 
 /*
+ * The segments of the QP's resolved lists, as many as its WQEs may have
+ * (a list of 32 in the QP itself made every QP 8 KiB of slab): the send
+ * WQE being sent and the local buffers a READ response or atomic result
+ * lands in hold up to max_send_sge; a receive WQE up to @recv_sge; the
+ * target of a WRITE and the source of a READ response, one rkey range.
+ */
+static int mlx_hw_qp_alloc_segs(struct mlx_hw_qp *qp, u32 recv_sge)
+{
+	u32 send = max_t(u32, qp->max_send_sge, 1);
+	struct mlx_hw_seg *seg;
+
+	recv_sge = max_t(u32, recv_sge, 1);
+	seg = kcalloc(2 * send + recv_sge + 2, sizeof(*seg), GFP_KERNEL);
+	if (!seg)
+		return -ENOMEM;
+	qp->segs = seg;
+	mlx_hw_sgl_attach(&qp->req.sgl, seg, send);
+	mlx_hw_sgl_attach(&qp->comp_scratch, seg += send, send);
+	mlx_hw_sgl_attach(&qp->resp.rwqe, seg += send, recv_sge);
+	mlx_hw_sgl_attach(&qp->resp.wr_dst, seg += recv_sge, 1);
+	mlx_hw_sgl_attach(&qp->resp_scratch, seg + 1, 1);
+	return 0;
+}
+
+/*
  * The send window: min(SQ size, MLX_HW_SEND_WINDOW) private WQE copies,
  * each with room for the QP's SGEs or inline data, and the buffer a WQE
- * is first copied into.
+ * is first copied into; and the segments (mlx_hw_qp_alloc_segs).
  */
-static int mlx_hw_qp_alloc_window(struct mlx_hw_qp *qp)
+static int mlx_hw_qp_alloc_bufs(struct mlx_hw_qp *qp, u32 recv_sge)
 {
 	u32 data = max_t(u32, qp->max_send_sge * sizeof(struct mlx_hw_sge),
 			 qp->max_inline);
@@ -183,7 +208,7 @@ static int mlx_hw_qp_alloc_window(struct mlx_hw_qp *qp)
 	qp->swqe_size = ALIGN(sizeof(struct mlx_hw_swqe) + data, 8);
 	qp->window = kvcalloc(qp->win_size, qp->swqe_size, GFP_KERNEL);
 	qp->wqe_buf = kmalloc(qp->sq_stride, GFP_KERNEL);
-	if (!qp->window || !qp->wqe_buf) {
+	if (!qp->window || !qp->wqe_buf || mlx_hw_qp_alloc_segs(qp, recv_sge)) {
 		kvfree(qp->window);
 		kfree(qp->wqe_buf);
 		return -ENOMEM;
@@ -191,10 +216,11 @@ static int mlx_hw_qp_alloc_window(struct mlx_hw_qp *qp)
 	return 0;
 }
 
-static void mlx_hw_qp_free_window(struct mlx_hw_qp *qp)
+static void mlx_hw_qp_free_bufs(struct mlx_hw_qp *qp)
 {
 	kvfree(qp->window);
 	kfree(qp->wqe_buf);
+	kfree(qp->segs);
 }
 
 /*
@@ -215,9 +241,14 @@ static int mlx_hw_create_xrc_tgt(struct mlx_hw_qp *qp,
 		return -EINVAL;
 	memset(&init->cap, 0, sizeof(init->cap));
 	mlx_hw_qp_init_common(qp);
-	qp->region = mlx_hw_region_alloc(MLX_HW_DB_PAGE, false);
-	if (!qp->region)
+	/* A receive WQE may come from any XRC SRQ the sender names. */
+	if (mlx_hw_qp_alloc_segs(qp, MLX_HW_MAX_SGE))
 		return -ENOMEM;
+	qp->region = mlx_hw_region_alloc(MLX_HW_DB_PAGE, false);
+	if (!qp->region) {
+		kfree(qp->segs);
+		return -ENOMEM;
+	}
 	qp->db = qp->region->vaddr;
 	err = xa_alloc_cyclic_bh(&dev->qp_xa, &qpn, NULL,
 				 XA_LIMIT(MLX_HW_MIN_QPN, MLX_HW_MAX_QPN),
@@ -237,6 +268,7 @@ err_xa:
 	xa_erase_bh(&dev->qp_xa, qpn);
 err_region:
 	mlx_hw_region_put(qp->region);
+	kfree(qp->segs);
 	return err;
 }
 
@@ -300,7 +332,8 @@ int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 		return err;
 
 	mlx_hw_qp_init_common(qp);
-	err = mlx_hw_qp_alloc_window(qp);
+	err = mlx_hw_qp_alloc_bufs(qp, ibqp->srq ? to_msrq(ibqp->srq)->max_sge :
+						   qp->max_recv_sge);
 	if (err)
 		return err;
 	sq_size = (size_t)qp->sq_wqe_cnt * qp->sq_stride;
@@ -354,7 +387,7 @@ err_mmap:
 err_region:
 	mlx_hw_region_put(qp->region);
 err_buf:
-	mlx_hw_qp_free_window(qp);
+	mlx_hw_qp_free_bufs(qp);
 	return err;
 }
 
@@ -653,5 +686,5 @@ void mlx_hw_destroy_qp(struct ibx_qp *ibqp)
 	if (ibqp->uctx)		/* XRC TGT QPs are not mapped */
 		mlx_hw_mmap_remove(to_muctx(ibqp->uctx), qp->mmap_key);
 	mlx_hw_region_put(qp->region);
-	mlx_hw_qp_free_window(qp);
+	mlx_hw_qp_free_bufs(qp);
 }

@@ -218,13 +218,14 @@ struct mlx_hw_res {
 	enum mlx_hw_res_type type;
 	u32 first_psn;			/* first PSN of the request */
 	u32 last_psn;			/* last PSN of its responses */
+	u32 xrc_srqn;			/* XRC READ: the SRQ whose PD grants it
+					 * (here, not in read: 40 bytes, not 48) */
 	union {
 		struct {		/* READ */
 			u64 va;		/* request's start address */
 			u32 rkey;
 			u32 length;	/* request's bytes */
 			u32 next_psn;	/* next response packet to send */
-			u32 xrc_srqn;	/* XRC: the SRQ whose PD grants it */
 			bool active;	/* responses still to send */
 		} read;
 		struct {		/* atomic */
@@ -325,6 +326,7 @@ struct mlx_hw_qp {
 	u32 max_inline;			/* inline bytes a WQE may carry */
 	void *wqe_buf;			/* sq_stride bytes: fetched WQE copy */
 	void *window;			/* win_size swqes of swqe_size bytes */
+	struct mlx_hw_seg *segs;	/* the segments of its five sgls */
 	u32 win_size, swqe_size;	/* power of two; bytes per swqe */
 
 	/*

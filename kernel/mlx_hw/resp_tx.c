@@ -195,7 +195,7 @@ bool mlx_hw_resp_read_send(struct mlx_hw_qp *qp, unsigned int *budget)
 	/* XRC: the R_Key is checked against the PD of the request's SRQ. */
 	if (qp->ibx.qp_type == IB_UVERBS_QPT_XRC_TGT)
 		r->xsrq = mlx_hw_srq_get(to_mdev(qp->ibx.dev),
-					 res->read.xrc_srqn);
+					 res->xrc_srqn);
 	done = mlx_hw_resp_read_burst(qp, res, budget);
 	mlx_hw_resp_put_xrc_srq(qp);
 	return done;
