@@ -405,7 +405,7 @@ struct mlx_hw_sgl {
 	u32 cap;			/* room in seg[] */
 	struct mlx_hw_seg *seg;		/* the ranges, in order: cap of them,
 					 * the owner's storage (sized to what
-					 * the QP allows, mlx_hw_qp_alloc_bufs) */
+					 * the QP allows, mlx_hw_qp_alloc_segs) */
 };
 
 /* A position inside an sgl. */
