@@ -41,6 +41,10 @@ struct fz_worker {
 	uint64_t b_mmap_key;		/* a region key of b's context */
 	uint8_t *buf;			/* memory to register */
 	size_t buf_len;
+	/* The last ODP MR of a that a reg_mr returned (a hint: it may be
+	 * gone; threads share it), for advise_mr to name: lkey 0 if none. */
+	volatile uint32_t odp_lkey;
+	volatile uint64_t odp_start, odp_len;
 	volatile uint64_t *done;	/* commands sent, shared with the parent */
 	volatile uint64_t *sent, *ok;	/* per command kind, shared too */
 	volatile int *stop;		/* the parent's order to stop */

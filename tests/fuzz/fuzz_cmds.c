@@ -325,6 +325,18 @@ static uint64_t fz_resp_ptr(uint64_t *s, void *good)
 	}
 }
 
+/* After a reg_mr that worked: remember it for advise_mr if it is ODP. */
+static void fz_note_odp_mr(struct fz_worker *w,
+			   const struct ib_uverbs_reg_mr *r,
+			   const struct ib_uverbs_reg_mr_resp *resp)
+{
+	if (!(r->access_flags & IB_UVERBS_ACCESS_ON_DEMAND))
+		return;
+	w->odp_start = r->hca_va;
+	w->odp_len = r->length;
+	w->odp_lkey = resp->lkey;
+}
+
 /*
  * Sends one command of table entry @c: request words fuzzed, handles from
  * the pools, the fixup half of the time, the framing right most of the
@@ -397,6 +409,10 @@ static int fz_send(struct fz_worker *w, uint64_t *s, const struct fz_cmd *c)
 	    rp + 4 <= (uintptr_t)resp + sizeof(resp))
 		fz_pool_add(&w->pools, c->creates, *(uint32_t *)(uintptr_t)rp,
 			    s);
+	if (c->command == LEG(REG_MR) && rp >= (uintptr_t)resp &&
+	    rp + sizeof(struct ib_uverbs_reg_mr_resp) <=
+	    (uintptr_t)resp + sizeof(resp))
+		fz_note_odp_mr(w, (void *)req, (void *)(uintptr_t)rp);
 	if (c->destroys != NO_KIND)
 		fz_pool_gone(&w->pools, c->destroys, handle);
 	return 0;
@@ -457,7 +473,37 @@ static int fz_mmap(struct fz_worker *w, uint64_t *s)
 }
 
 /*
- * ibv_advise_mr's ioctl with any arguments: keys of the first MRs the
+ * A well-formed prefetch of the last ODP MR registered (fz_note_odp_mr),
+ * a range of it inside the worker's buffer, which is mapped: it may map
+ * pages while the fuzzing deregisters and re-registers around it.
+ */
+static int fz_advise_valid(struct fz_worker *w, uint64_t *s)
+{
+	uint64_t start = w->odp_start, len = w->odp_len;
+	uint64_t lo = (uintptr_t)w->buf, hi = lo + w->buf_len;
+	struct mlx_hw_advise_sge sge = { .lkey = w->odp_lkey };
+	struct mlx_hw_advise_mr a = {
+		.advice = fz_rand(s) % 3,
+		.flags = fz_rand(s) & MLX_HW_ADVISE_FLAG_FLUSH,
+		.num_sge = 1,
+		.sg_list = (uintptr_t)&sge,
+	};
+
+	/* The MR's iova is its address when hca_va was (fix_reg_mr). */
+	if (start < lo)
+		start = lo;
+	if (len > hi - start || start + len > hi || start + len < start)
+		len = hi - start;
+	if (start >= hi || !len)
+		return -EINVAL;
+	sge.addr = start + fz_rand(s) % len;
+	sge.length = 1 + fz_rand(s) % (start + len - sge.addr);
+	return ioctl(w->a.fd, MLX_HW_IOCTL_ADVISE_MR, &a) ? -errno : 0;
+}
+
+/*
+ * ibv_advise_mr's ioctl: half of the time a valid prefetch of an ODP MR
+ * the fuzzing registered; else any arguments: keys of the first MRs the
  * fuzzer may have registered (index 1-63, any key byte) or anything, any
  * advice, flags, counts, ranges and list pointers.
  */
@@ -473,6 +519,8 @@ static int fz_advise(struct fz_worker *w, uint64_t *s)
 	};
 	unsigned int i;
 
+	if (w->odp_lkey && fz_rand(s) & 1)
+		return fz_advise_valid(w, s);
 	for (i = 0; i < 4; i++) {
 		sge[i].addr = (uintptr_t)w->buf + fz_rand(s) % w->buf_len;
 		sge[i].length = fz_rand(s) % (2 * w->buf_len);
