@@ -492,10 +492,10 @@ static int fz_advise_valid(struct fz_worker *w, uint64_t *s)
 	/* The MR's iova is its address when hca_va was (fix_reg_mr). */
 	if (start < lo)
 		start = lo;
-	if (len > hi - start || start + len > hi || start + len < start)
-		len = hi - start;
 	if (start >= hi || !len)
 		return -EINVAL;
+	if (len > hi - start)
+		len = hi - start;
 	sge.addr = start + fz_rand(s) % len;
 	sge.length = 1 + fz_rand(s) % (start + len - sge.addr);
 	return ioctl(w->a.fd, MLX_HW_IOCTL_ADVISE_MR, &a) ? -errno : 0;
