@@ -204,24 +204,52 @@ static enum mlx_hw_comp_state mlx_hw_comp_check_ack(struct mlx_hw_qp *qp,
 }
 
 /*
+ * The body of @w: the requester's, when it still holds it (a READ or
+ * atomic sent last), else parsed into comp.body; NULL if the ring no
+ * longer holds @w (swqe.c).
+ */
+static const struct mlx_hw_swqe_body *mlx_hw_comp_body(struct mlx_hw_qp *qp,
+							struct mlx_hw_swqe *w)
+{
+	u32 idx = mlx_hw_swqe_idx(qp, w);
+
+	if (qp->req.body->valid && qp->req.body->idx == idx)
+		return qp->req.body;
+	return mlx_hw_swqe_body(qp, idx, qp->comp.body) ? NULL : qp->comp.body;
+}
+
+/*
  * Resolves the local data of @w into qp->comp_scratch for writing (READ
- * data, atomic result) and places a cursor @off bytes in.  0 or -EACCES.
+ * data, atomic result) and places a cursor @off bytes in.  0, -EACCES, or
+ * -EBADMSG for a WQE rewritten in the ring.
  */
 static int mlx_hw_comp_local(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
 			     u32 off, struct mlx_hw_cursor *cur)
 {
+	const struct mlx_hw_swqe_body *b = mlx_hw_comp_body(qp, w);
 	struct mlx_hw_sgl *sgl = &qp->comp_scratch;
 	u32 i;
 
 	mlx_hw_sgl_init(sgl);
-	for (i = 0; i < w->nsge; i++)
+	if (!b)
+		return -EBADMSG;
+	for (i = 0; i < b->nsge; i++)
 		if (mlx_hw_sgl_add(to_mdev(qp->ibx.dev), to_mpd(qp->ibx.pd),
-				   sgl, w->sge[i].lkey, w->sge[i].addr,
-				   w->sge[i].len, IB_UVERBS_ACCESS_LOCAL_WRITE))
+				   sgl, b->sge[i].lkey, b->sge[i].addr,
+				   b->sge[i].len, IB_UVERBS_ACCESS_LOCAL_WRITE))
 			return -EACCES;
 	mlx_hw_cursor_init(cur, sgl);
 	mlx_hw_cursor_skip(cur, off);
 	return 0;
+}
+
+/* The status of a WQE whose answer could not be placed (mlx_hw_comp_local). */
+static enum mlx_hw_comp_state mlx_hw_comp_local_err(struct mlx_hw_qp *qp,
+						    int err)
+{
+	qp->comp.status = err == -EBADMSG ? MLX_HW_WC_LOC_QP_OP_ERR :
+					   MLX_HW_WC_LOC_PROT_ERR;
+	return MLX_HW_COMP_ERROR;
 }
 
 /*
@@ -268,10 +296,8 @@ static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 	if (err == -EAGAIN)
 		return mlx_hw_comp_page_fault(qp, pkt->psn, off);
 	mlx_hw_sgl_release(&qp->comp_scratch);
-	if (err) {
-		qp->comp.status = MLX_HW_WC_LOC_PROT_ERR;
-		return MLX_HW_COMP_ERROR;
-	}
+	if (err)
+		return mlx_hw_comp_local_err(qp, err);
 	qp->comp.psn = mlx_hw_psn_add(pkt->psn, 1);
 	mlx_hw_comp_progress(qp, pkt->psn);
 	return (pkt->mask & MLX_HW_M_LAST) ? MLX_HW_COMP_WQE_DONE :
@@ -292,10 +318,8 @@ static enum mlx_hw_comp_state mlx_hw_comp_atomic(struct mlx_hw_qp *qp,
 	if (err == -EAGAIN)
 		return mlx_hw_comp_page_fault(qp, c->pkt->psn, 0);
 	mlx_hw_sgl_release(&qp->comp_scratch);
-	if (err) {
-		qp->comp.status = MLX_HW_WC_LOC_PROT_ERR;
-		return MLX_HW_COMP_ERROR;
-	}
+	if (err)
+		return mlx_hw_comp_local_err(qp, err);
 	qp->comp.psn = mlx_hw_psn_add(c->pkt->psn, 1);
 	mlx_hw_comp_progress(qp, c->pkt->psn);
 	return MLX_HW_COMP_WQE_DONE;

@@ -12,8 +12,9 @@
  * wire or through the loopback transport, and one SEND is followed through
  * the files in this order:
  *
- *   req.c       the requester fetches the WQE into its send window and
- *               builds the packets (pkt.c encodes headers and payload),
+ *   req.c       the requester fetches the WQE into its send window (swqe.c
+ *               parses it out of the ring) and builds the packets (pkt.c
+ *               encodes headers and payload),
  *   net.c       hands them to the UDP/IP stack, or loopback.c to a local
  *               device (with optional fault injection),
  *   recv.c      validates an arriving packet and queues it on its QP,
@@ -709,6 +710,12 @@ void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, struct sk_buff *marked);
 /* req.c */
 void mlx_hw_requester(struct mlx_hw_qp *qp);
 void mlx_hw_req_reset(struct mlx_hw_qp *qp);
+
+/* swqe.c */
+u32 mlx_hw_req_mtu(struct mlx_hw_qp *qp);
+u8 mlx_hw_swqe_fetch(struct mlx_hw_qp *qp, u32 idx, struct mlx_hw_swqe *w,
+		     struct mlx_hw_swqe_body *b);
+u8 mlx_hw_swqe_body(struct mlx_hw_qp *qp, u32 idx, struct mlx_hw_swqe_body *b);
 
 /* pkt.c */
 struct sk_buff *mlx_hw_pkt_alloc(struct mlx_hw_qp *qp, u8 opcode, u32 paylen,

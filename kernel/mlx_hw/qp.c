@@ -195,22 +195,29 @@ static int mlx_hw_qp_alloc_segs(struct mlx_hw_qp *qp, u32 recv_sge)
 }
 
 /*
- * The send window: min(SQ size, MLX_HW_SEND_WINDOW) private WQE copies,
- * each with room for the QP's SGEs or inline data, and the buffer a WQE
- * is first copied into; and the segments (mlx_hw_qp_alloc_segs).
+ * The send window: min(SQ size, MLX_HW_SEND_WINDOW) entries; the bodies of
+ * the WQE the requester sends and of the one whose READ response or
+ * atomic result the completer places, each with room for the QP's SGEs or
+ * inline data; the buffer a WQE is copied into to be parsed (swqe.c); and
+ * the segments (mlx_hw_qp_alloc_segs).
  */
 static int mlx_hw_qp_alloc_bufs(struct mlx_hw_qp *qp, u32 recv_sge)
 {
 	u32 data = max_t(u32, qp->max_send_sge * sizeof(struct mlx_hw_sge),
 			 qp->max_inline);
+	size_t win, body;
 
 	qp->win_size = min_t(u32, qp->sq_wqe_cnt, MLX_HW_SEND_WINDOW);
-	qp->swqe_size = ALIGN(sizeof(struct mlx_hw_swqe) + data, 8);
-	qp->window = kvcalloc(qp->win_size, qp->swqe_size, GFP_KERNEL);
-	qp->wqe_buf = kmalloc(qp->sq_stride, GFP_KERNEL);
-	if (!qp->window || !qp->wqe_buf || mlx_hw_qp_alloc_segs(qp, recv_sge)) {
+	win = qp->win_size * sizeof(*qp->window);
+	body = ALIGN(sizeof(struct mlx_hw_swqe_body) + data, 8);
+	qp->window = kvzalloc(win + 2 * body + qp->sq_stride, GFP_KERNEL);
+	if (!qp->window)
+		return -ENOMEM;
+	qp->req.body = (void *)qp->window + win;
+	qp->comp.body = (void *)qp->req.body + body;
+	qp->wqe_buf = (void *)qp->comp.body + body;
+	if (mlx_hw_qp_alloc_segs(qp, recv_sge)) {
 		kvfree(qp->window);
-		kfree(qp->wqe_buf);
 		return -ENOMEM;
 	}
 	return 0;
@@ -219,7 +226,6 @@ static int mlx_hw_qp_alloc_bufs(struct mlx_hw_qp *qp, u32 recv_sge)
 static void mlx_hw_qp_free_bufs(struct mlx_hw_qp *qp)
 {
 	kvfree(qp->window);
-	kfree(qp->wqe_buf);
 	kfree(qp->segs);
 }
 

@@ -85,30 +85,41 @@ enum {
 };
 
 /*
- * A send WQE in the requester's window: the private, validated copy taken
- * when it was fetched from the ring (docs/prm.md 9: never re-read), plus
- * its transport state.  Local data follows as @nsge SGEs or @inline_len
- * bytes (struct mlx_hw_qp.swqe_size bytes in all).
+ * A send WQE, split in two (swqe.c).  Its entry in the send window holds
+ * what ordering, acknowledgement and its CQE need; the window keeps one
+ * for each WQE between sq_ci and the next to fetch.  Its body holds what
+ * only building its packets or placing its answer needs, and is parsed
+ * out of the ring again when needed after the next WQE took the body's
+ * place (docs/prm.md 3.1).
  */
+struct mlx_hw_swqe {
+	u64 wr_id;			/* returned in the CQE */
+	u32 length;			/* message bytes */
+	u32 first_psn;			/* PSN of its first packet */
+	u32 npsn;			/* PSNs it uses (0 for local ops) */
+	u8 opcode;			/* enum mlx_hw_wqe_opcode */
+	u8 flags;			/* enum mlx_hw_wqe_flags (+ sq_sig_all) */
+	u8 status;			/* completion status once done */
+	bool done;			/* executed and acknowledged */
+};
+
 struct mlx_hw_sge {
 	u32 lkey;
 	u32 len;
 	u64 addr;
 };
 
-struct mlx_hw_swqe {
-	u64 wr_id;			/* returned in the CQE */
-	u8 opcode;			/* enum mlx_hw_wqe_opcode */
-	u8 flags;			/* enum mlx_hw_wqe_flags (+ sq_sig_all) */
-	u8 status;			/* completion status once done */
-	bool done;			/* executed and acknowledged */
+/*
+ * The body of the send WQE at SQ index @idx, validated; local data follows
+ * as @nsge SGEs or the WQE's length in inline bytes (mlx_hw_qp_alloc_bufs).
+ */
+struct mlx_hw_swqe_body {
+	u32 idx;			/* SQ index parsed from */
+	bool valid;			/* idx is meaningful */
 	bool inline_data;		/* data is inline, not SGEs */
 	u8 nsge;			/* SGEs that follow */
 	__be32 imm_data;		/* *_IMM: network order */
 	u32 invalidate_rkey;		/* SEND_INV, LOCAL_INV */
-	u32 length;			/* message bytes */
-	u32 first_psn;			/* PSN of its first packet */
-	u32 npsn;			/* PSNs it uses (0 for local ops) */
 	u32 xrc_srqn;			/* XRC INI: the target's XRC SRQ */
 	union {
 		struct {		/* RDMA and atomics */
@@ -126,7 +137,7 @@ struct mlx_hw_swqe {
 	};
 	union {
 		DECLARE_FLEX_ARRAY(struct mlx_hw_sge, sge);	/* nsge */
-		DECLARE_FLEX_ARRAY(u8, data);	/* length bytes, inline */
+		DECLARE_FLEX_ARRAY(u8, data);	/* inline bytes */
 	};
 };
 
@@ -165,9 +176,9 @@ struct mlx_hw_req {
 	u32 next_psn;			/* PSN the next fetched WQE starts at */
 	u32 psn_max;			/* one past the newest PSN ever sent */
 	u32 noack_pkts;			/* packets since the last AckReq */
-	struct mlx_hw_sgl sgl;		/* local data of sgl_idx (parked) */
-	bool sgl_valid;			/* sgl holds WQE sgl_idx's data */
-	u32 sgl_idx;			/* the SQ index sgl was loaded for */
+	struct mlx_hw_swqe_body *body;	/* of the WQE fetched or sent last */
+	struct mlx_hw_sgl sgl;		/* local data of body (parked) */
+	bool sgl_valid;			/* sgl holds body's data */
 	struct mlx_hw_cwnd cwnd;	/* unacknowledged PSNs allowed */
 	u64 wait_until;			/* ktime ns: no send before (RNR) */
 	u32 tx_backoff;			/* consecutive local tx congestion */
@@ -202,6 +213,8 @@ struct mlx_hw_comp {
 	bool retry_pending;		/* rewound; no progress seen since */
 	u64 timeout_at;			/* ktime ns of the ACK timeout, 0 off */
 	u8 status;			/* error status in COMP_ERROR */
+	/* A READ or atomic whose answer lands, if not req.body's WQE. */
+	struct mlx_hw_swqe_body *body;
 };
 
 /*
@@ -324,10 +337,10 @@ struct mlx_hw_qp {
 	u32 rq_wqe_cnt, rq_stride;	/* RQ geometry (0 with an SRQ) */
 	u32 max_send_sge, max_recv_sge;	/* capacities reported back */
 	u32 max_inline;			/* inline bytes a WQE may carry */
-	void *wqe_buf;			/* sq_stride bytes: fetched WQE copy */
-	void *window;			/* win_size swqes of swqe_size bytes */
+	struct mlx_hw_swqe *window;	/* win_size entries, SQ order */
+	void *wqe_buf;			/* sq_stride bytes: a WQE copied out */
+	u32 win_size;			/* power of two */
 	struct mlx_hw_seg *segs;	/* the segments of its five sgls */
-	u32 win_size, swqe_size;	/* power of two; bytes per swqe */
 
 	/*
 	 * send_side: requester and completer (req, comp, sq_ci, scratch
@@ -418,7 +431,23 @@ static inline struct mlx_hw_qp *to_mqp(struct ibx_qp *q)
 /* The window slot of SQ index @idx. */
 static inline struct mlx_hw_swqe *mlx_hw_swqe(struct mlx_hw_qp *qp, u32 idx)
 {
-	return qp->window + (size_t)(idx & (qp->win_size - 1)) * qp->swqe_size;
+	return &qp->window[idx & (qp->win_size - 1)];
+}
+
+/* The SQ index of window entry @w (between sq_ci and req.fetch_idx). */
+static inline u32 mlx_hw_swqe_idx(struct mlx_hw_qp *qp,
+				  const struct mlx_hw_swqe *w)
+{
+	u32 slot = w - qp->window;
+
+	return qp->sq_ci + ((slot - qp->sq_ci) & (qp->win_size - 1));
+}
+
+/* BIND_MW and LOCAL_INV: executed here, no packet. */
+static inline bool mlx_hw_swqe_is_local(const struct mlx_hw_swqe *w)
+{
+	return w->opcode == MLX_HW_OP_LOCAL_INV ||
+	       w->opcode == MLX_HW_OP_BIND_MW;
 }
 
 /* A READ or atomic: answered with data, limited by max_rd_atomic. */

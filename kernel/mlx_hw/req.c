@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * req.c - the requester (IBA 9.7.1-9.7.4, send side).  It copies each send
- * WQE out of the ring into its send window (a private, validated copy with
- * the PSNs the message will use), then sends its packets: many WQEs may be
- * in flight, bounded by the window, by the unacknowledged PSNs, by
+ * req.c - the requester (IBA 9.7.1-9.7.4, send side).  It fetches each send
+ * WQE out of the ring into its send window (an entry with the PSNs the
+ * message will use; swqe.c parses it, and its body stays in req.body while
+ * its packets go out), then sends its packets: many WQEs may be in
+ * flight, bounded by the window, by the unacknowledged PSNs, by
  * max_rd_atomic for READ and atomics, and by fences.  Local operations
  * (BIND_MW, LOCAL_INV) execute in SQ order.  The completer (comp.c)
  * retires WQEs from the oldest end of the window and rewinds the requester
@@ -32,6 +33,11 @@ void mlx_hw_req_reset(struct mlx_hw_qp *qp)
 
 	mlx_hw_sgl_release(&req->sgl);
 	req->sgl_valid = false;
+	/* SQ indices start again at 0: no body parsed before names a WQE. */
+	if (req->body) {
+		req->body->valid = false;
+		qp->comp.body->valid = false;
+	}
 	req->state = MLX_HW_REQ_NEXT_WQE;
 	req->fetch_idx = 0;
 	req->send_idx = 0;
@@ -49,203 +55,17 @@ void mlx_hw_req_reset(struct mlx_hw_qp *qp)
 	req->wait_db = true;
 }
 
-static bool mlx_hw_op_valid(u32 qp_type, u8 opcode)
-{
-	switch (opcode) {
-	case MLX_HW_OP_SEND:
-	case MLX_HW_OP_SEND_IMM:
-		return true;
-	case MLX_HW_OP_RDMA_WRITE:
-	case MLX_HW_OP_RDMA_WRITE_IMM:
-	case MLX_HW_OP_LOCAL_INV:
-	case MLX_HW_OP_BIND_MW:
-		return !mlx_hw_qp_is_ud(qp_type);
-	case MLX_HW_OP_SEND_INV:
-	case MLX_HW_OP_RDMA_READ:
-	case MLX_HW_OP_ATOMIC_CS:
-	case MLX_HW_OP_ATOMIC_FA:
-		return mlx_hw_qp_reliable(qp_type);
-	default:
-		return false;
-	}
-}
-
-static bool mlx_hw_swqe_is_local(const struct mlx_hw_swqe *w)
-{
-	return w->opcode == MLX_HW_OP_LOCAL_INV ||
-	       w->opcode == MLX_HW_OP_BIND_MW;
-}
-
 /*
  * Where a WQE's packets go: the UD WQE's own AH, else the QP's path, which
  * a migration may change meanwhile (copied to @path).
  */
 static const struct mlx_hw_av *mlx_hw_req_av(struct mlx_hw_qp *qp,
-					     const struct mlx_hw_swqe *w,
 					     struct mlx_hw_av *path)
 {
 	if (mlx_hw_qp_is_ud(qp->ibx.qp_type))
-		return &w->ud.av;
+		return &qp->req.body->ud.av;
 	mlx_hw_qp_av(qp, path);
 	return path;
-}
-
-/* The path MTU a WQE's packets use. */
-static u32 mlx_hw_req_mtu(struct mlx_hw_qp *qp)
-{
-	if (mlx_hw_qp_is_ud(qp->ibx.qp_type))
-		return READ_ONCE(to_mdev(qp->ibx.dev)->mtu);
-	return qp->mtu;
-}
-
-/* The PSNs a message uses: its packets, or a READ's response packets. */
-static u32 mlx_hw_swqe_npsn(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w)
-{
-	if (mlx_hw_swqe_is_local(w))
-		return 0;
-	if (w->opcode == MLX_HW_OP_ATOMIC_CS || w->opcode == MLX_HW_OP_ATOMIC_FA)
-		return 1;
-	return max_t(u32, 1, DIV_ROUND_UP(w->length, mlx_hw_req_mtu(qp)));
-}
-
-/* Parses the UD segment: destination and the resolved address vector. */
-static void mlx_hw_parse_ud(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
-			    const struct mlx_hw_wqe_ud *ud)
-{
-	u32 qkey = le32_to_cpu(ud->remote_qkey);
-	union ibx_gid dgid;
-
-	memcpy(dgid.raw, ud->dgid, sizeof(dgid.raw));
-	w->ud.remote_qpn = le32_to_cpu(ud->remote_qpn) & MLX_HW_QPN_MASK;
-	/* IBA C10-15: a Q_Key with the high bit set means the QP's. */
-	w->ud.remote_qkey = (qkey & 0x80000000u) ? qp->qkey : qkey;
-	/*
-	 * An unknown source GID leaves no usable route: the datagram is
-	 * lost on the way, as on a network.
-	 */
-	mlx_hw_av_set(to_mdev(qp->ibx.dev), &w->ud.av, ud->sgid_index, &dgid,
-		      ud->traffic_class, ud->hop_limit,
-		      le32_to_cpu(ud->flow_label), qp->ibx.qp_num,
-		      w->ud.remote_qpn, ud->dmac);
-}
-
-/* Copies the data segments or inline data of a WQE into @w. */
-static u8 mlx_hw_parse_data(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
-			    const u8 *buf, u32 off, u8 num_sge)
-{
-	const struct mlx_hw_wqe_data *d = (const void *)(buf + off);
-	u64 total = 0;
-	u32 i, len;
-
-	if (w->flags & MLX_HW_WQE_INLINE) {
-		const struct mlx_hw_wqe_inline *inl = (const void *)(buf + off);
-
-		len = le32_to_cpu(inl->byte_count);
-		if (len > qp->max_inline ||
-		    off + sizeof(*inl) + len > qp->sq_stride)
-			return MLX_HW_WC_LOC_QP_OP_ERR;
-		memcpy(w->data, inl->data, len);
-		w->inline_data = true;
-		w->length = len;
-		return 0;
-	}
-	if (num_sge > qp->max_send_sge ||
-	    off + num_sge * sizeof(*d) > qp->sq_stride)
-		return MLX_HW_WC_LOC_QP_OP_ERR;
-	for (i = 0; i < num_sge; i++) {
-		len = le32_to_cpu(d[i].byte_count);
-		if (!len)
-			continue;	/* an empty segment is skipped */
-		w->sge[w->nsge].lkey = le32_to_cpu(d[i].lkey);
-		w->sge[w->nsge].addr = le64_to_cpu(d[i].addr);
-		w->sge[w->nsge].len = len;
-		w->nsge++;
-		total += len;
-	}
-	if (total > MLX_HW_MAX_MSG_SZ)
-		return MLX_HW_WC_LOC_LEN_ERR;
-	w->length = total;
-	return 0;
-}
-
-/*
- * Parses the WQE copied to qp->wqe_buf into @w (docs/prm.md 4.2).
- * Returns 0 or the ibv_wc_status the WQE completes with.
- */
-static u8 mlx_hw_parse_wqe(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w)
-{
-	const u8 *buf = qp->wqe_buf;
-	const struct mlx_hw_wqe_ctrl *ctrl = (const void *)buf;
-	u32 type = qp->ibx.qp_type, off = sizeof(*ctrl);
-	bool rdma = false, atomic = false;
-	u8 status;
-
-	memset(w, 0, offsetof(struct mlx_hw_swqe, sge));
-	w->wr_id = le64_to_cpu(ctrl->wr_id);
-	w->opcode = ctrl->opcode;
-	w->flags = ctrl->flags;
-	if (qp->ibx.sq_sig_all)
-		w->flags |= MLX_HW_WQE_SIGNALED;
-	w->imm_data = ctrl->imm_data;
-	w->invalidate_rkey = le32_to_cpu(ctrl->invalidate_rkey);
-	if (type == IB_UVERBS_QPT_XRC_INI) {
-		/* Every XRC WQE names the target's SRQ, right after ctrl. */
-		const struct mlx_hw_wqe_xrc *xrc = (const void *)(buf + off);
-
-		w->xrc_srqn = le32_to_cpu(xrc->remote_srqn) & 0xffffff;
-		off += sizeof(*xrc);
-	}
-	if (!mlx_hw_op_valid(type, w->opcode))
-		return MLX_HW_WC_LOC_QP_OP_ERR;
-	switch (w->opcode) {
-	case MLX_HW_OP_RDMA_WRITE:
-	case MLX_HW_OP_RDMA_WRITE_IMM:
-	case MLX_HW_OP_RDMA_READ:
-		rdma = true;
-		break;
-	case MLX_HW_OP_ATOMIC_CS:
-	case MLX_HW_OP_ATOMIC_FA:
-		rdma = true;
-		atomic = true;
-		break;
-	case MLX_HW_OP_LOCAL_INV:
-		return 0;
-	case MLX_HW_OP_BIND_MW:
-		/* ctrl, then the bind segment, no data (docs/prm.md 4.2). */
-		memcpy(&w->bind, buf + off, sizeof(w->bind));
-		return 0;
-	default:
-		break;
-	}
-	if (mlx_hw_qp_is_ud(type)) {
-		mlx_hw_parse_ud(qp, w, (const void *)(buf + off));
-		off += sizeof(struct mlx_hw_wqe_ud);
-	}
-	if (rdma) {
-		const struct mlx_hw_wqe_raddr *ra = (const void *)(buf + off);
-
-		w->raddr = le64_to_cpu(ra->raddr);
-		w->rkey = le32_to_cpu(ra->rkey);
-		off += sizeof(*ra);
-	}
-	if (atomic) {
-		const struct mlx_hw_wqe_atomic *at = (const void *)(buf + off);
-
-		w->swap_add = le64_to_cpu(at->swap_add);
-		w->compare = le64_to_cpu(at->compare);
-		off += sizeof(*at);
-	}
-	if ((w->flags & MLX_HW_WQE_INLINE) &&
-	    (w->opcode == MLX_HW_OP_RDMA_READ || atomic))
-		return MLX_HW_WC_LOC_QP_OP_ERR;	/* nowhere to put the data */
-	status = mlx_hw_parse_data(qp, w, buf, off, ctrl->num_sge);
-	if (status)
-		return status;
-	if (atomic && w->length != 8)
-		return MLX_HW_WC_LOC_LEN_ERR;
-	if (mlx_hw_qp_is_ud(type) && w->length > mlx_hw_req_mtu(qp))
-		return MLX_HW_WC_LOC_LEN_ERR;
-	return 0;
 }
 
 static u8 mlx_hw_sgl_err_status(int err)
@@ -261,31 +81,31 @@ static u8 mlx_hw_sgl_err_status(int err)
 }
 
 /*
- * Resolves the local data of @w, the WQE at SQ index @idx, into req.sgl (MR
+ * Resolves the local data of @w, whose body req.body is, into req.sgl (MR
  * references, keys checked against the PD, bounds and access).  Returns 0
  * or a completion status.
  */
-static u8 mlx_hw_req_load_sgl(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
-			      u32 idx)
+static u8 mlx_hw_req_load_sgl(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w)
 {
 	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
+	const struct mlx_hw_swqe_body *b = qp->req.body;
 	struct mlx_hw_sgl *sgl = &qp->req.sgl;
 	u32 access = 0, i;
 	int err;
 
 	mlx_hw_sgl_release(sgl);
 	qp->req.sgl_valid = false;
-	if (w->inline_data) {
-		sgl->kbuf = w->data;
+	if (b->inline_data) {
+		sgl->kbuf = b->data;
 		sgl->total = w->length;
 	} else {
 		/* READ and atomic results are written into the local data. */
 		if (mlx_hw_swqe_rd_atomic(w))
 			access = IB_UVERBS_ACCESS_LOCAL_WRITE;
-		for (i = 0; i < w->nsge; i++) {
+		for (i = 0; i < b->nsge; i++) {
 			err = mlx_hw_sgl_add(dev, to_mpd(qp->ibx.pd), sgl,
-					     w->sge[i].lkey, w->sge[i].addr,
-					     w->sge[i].len, access);
+					     b->sge[i].lkey, b->sge[i].addr,
+					     b->sge[i].len, access);
 			if (err) {
 				mlx_hw_sgl_release(sgl);
 				return mlx_hw_sgl_err_status(err);
@@ -293,21 +113,36 @@ static u8 mlx_hw_req_load_sgl(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
 		}
 	}
 	qp->req.sgl_valid = true;
-	qp->req.sgl_idx = idx;
 	return 0;
 }
 
 /*
- * Makes req.sgl the usable local data of @w (send_idx); 0 or a status.
- * The sgl is another WQE's when the requester moved on without finishing
- * it: a late ACK for its first transmission retired the WQE being sent
- * again after a rewind (mlx_hw_window_retire), or it was done already.
- * Sending that data under this WQE's PSNs would corrupt the message.
+ * Makes req.body the body of the WQE being sent (send_idx); 0 or a status.
+ * The body, and the sgl made of it, are another WQE's when the requester
+ * moved on since: a rewind, or a late ACK for the first transmission that
+ * retired the WQE being sent again (mlx_hw_window_retire).  Sending that
+ * data under this WQE's PSNs would corrupt the message.
  */
+static u8 mlx_hw_req_body(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_req *req = &qp->req;
+
+	if (req->body->valid && req->body->idx == req->send_idx)
+		return 0;
+	mlx_hw_sgl_release(&req->sgl);
+	req->sgl_valid = false;
+	return mlx_hw_swqe_body(qp, req->send_idx, req->body);
+}
+
+/* Makes req.sgl the usable local data of @w (send_idx); 0 or a status. */
 static u8 mlx_hw_req_sgl(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w)
 {
-	if (!qp->req.sgl_valid || qp->req.sgl_idx != qp->req.send_idx)
-		return mlx_hw_req_load_sgl(qp, w, qp->req.send_idx);
+	u8 status = mlx_hw_req_body(qp);
+
+	if (status)
+		return status;
+	if (!qp->req.sgl_valid)
+		return mlx_hw_req_load_sgl(qp, w);
 	/* Keys are looked up again after a wait (MRs may be gone). */
 	if (mlx_hw_sgl_unpark(to_mdev(qp->ibx.dev), qp, &qp->req.sgl))
 		return MLX_HW_WC_LOC_PROT_ERR;
@@ -378,16 +213,15 @@ static enum mlx_hw_req_state mlx_hw_req_fetch(struct mlx_hw_qp *qp,
 		return MLX_HW_REQ_WAIT;
 	/* The index is read before the WQE it publishes. */
 	smp_rmb();
-	memcpy(qp->wqe_buf, qp->sq + (req->fetch_idx & (qp->sq_wqe_cnt - 1)) *
-			    qp->sq_stride, qp->sq_stride);
+	mlx_hw_sgl_release(&req->sgl);
+	req->sgl_valid = false;
 	*w = mlx_hw_swqe(qp, req->fetch_idx);
-	status = mlx_hw_parse_wqe(qp, *w);
+	status = mlx_hw_swqe_fetch(qp, req->fetch_idx, *w, req->body);
 	(*w)->first_psn = req->next_psn;
-	(*w)->npsn = status ? 0 : mlx_hw_swqe_npsn(qp, *w);
 	req->next_psn = mlx_hw_psn_add(req->next_psn, (*w)->npsn);
 	req->fetch_idx++;
 	if (!status && !mlx_hw_swqe_is_local(*w))
-		status = mlx_hw_req_load_sgl(qp, *w, req->fetch_idx - 1);
+		status = mlx_hw_req_load_sgl(qp, *w);
 	if (status)
 		return mlx_hw_req_fail(*w, status);
 	return MLX_HW_REQ_CHECK_LIMITS;
@@ -437,14 +271,15 @@ static enum mlx_hw_req_state mlx_hw_req_check_limits(struct mlx_hw_qp *qp,
 static enum mlx_hw_req_state mlx_hw_req_local_op(struct mlx_hw_qp *qp,
 						 struct mlx_hw_swqe *w)
 {
-	u8 status;
+	const struct mlx_hw_swqe_body *b = qp->req.body;
+	u8 status = mlx_hw_req_body(qp);
 
-	if (w->opcode == MLX_HW_OP_LOCAL_INV)
+	if (!status && w->opcode == MLX_HW_OP_LOCAL_INV)
 		status = mlx_hw_invalidate(to_mdev(qp->ibx.dev), qp->ibx.pd,
-					   w->invalidate_rkey) ?
+					   b->invalidate_rkey) ?
 			 MLX_HW_WC_LOC_PROT_ERR : 0;
-	else
-		status = mlx_hw_bind_mw(qp, &w->bind);
+	else if (!status)
+		status = mlx_hw_bind_mw(qp, &b->bind);
 	if (status)
 		return mlx_hw_req_fail(w, status);
 	w->done = true;
@@ -498,31 +333,32 @@ static u8 mlx_hw_req_opcode(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w,
 	}
 }
 
-/* Fills the extension headers the opcode of @skb carries. */
+/* Fills the extension headers the opcode of @skb carries (req.body's). */
 static void mlx_hw_req_ext_hdrs(struct mlx_hw_qp *qp,
 				const struct mlx_hw_swqe *w,
 				struct sk_buff *skb, u32 off)
 {
+	const struct mlx_hw_swqe_body *b = qp->req.body;
 	u32 mask = mlx_hw_pkt(skb)->mask;
 
 	if (mask & MLX_HW_M_XRCETH)
 		mlx_hw_xrceth_set(mlx_hw_pkt_hdr(skb, MLX_HW_XRCETH),
-				  w->xrc_srqn);
+				  b->xrc_srqn);
 	if (mask & MLX_HW_M_DETH)
 		mlx_hw_deth_set(mlx_hw_pkt_hdr(skb, MLX_HW_DETH),
-				w->ud.remote_qkey, qp->ibx.qp_num);
+				b->ud.remote_qkey, qp->ibx.qp_num);
 	/* A READ sent again asks only for the data not yet received. */
 	if (mask & MLX_HW_M_RETH)
 		mlx_hw_reth_set(mlx_hw_pkt_hdr(skb, MLX_HW_RETH),
-				w->raddr + off, w->rkey, w->length - off);
+				b->raddr + off, b->rkey, w->length - off);
 	if (mask & MLX_HW_M_ATMETH)
 		mlx_hw_atmeth_set(mlx_hw_pkt_hdr(skb, MLX_HW_ATMETH),
-				  w->raddr, w->rkey, w->swap_add, w->compare);
+				  b->raddr, b->rkey, b->swap_add, b->compare);
 	if (mask & MLX_HW_M_IMMDT)
-		mlx_hw_immdt_set(mlx_hw_pkt_hdr(skb, MLX_HW_IMMDT), w->imm_data);
+		mlx_hw_immdt_set(mlx_hw_pkt_hdr(skb, MLX_HW_IMMDT), b->imm_data);
 	if (mask & MLX_HW_M_IETH)
 		mlx_hw_ieth_set(mlx_hw_pkt_hdr(skb, MLX_HW_IETH),
-				w->invalidate_rkey);
+				b->invalidate_rkey);
 }
 
 /*
@@ -567,7 +403,7 @@ static struct sk_buff *mlx_hw_req_build(struct mlx_hw_qp *qp,
 		 (*last || mlx_hw_cwnd_ackreq(qp, mlx_hw_psn_add(w->first_psn, i)));
 	if (ackreq)
 		req->noack_pkts = 0;
-	dest = mlx_hw_qp_is_ud(qp->ibx.qp_type) ? w->ud.remote_qpn :
+	dest = mlx_hw_qp_is_ud(qp->ibx.qp_type) ? req->body->ud.remote_qpn :
 						     qp->dest_qpn;
 	mlx_hw_pkt_bth(skb, qp, dest,
 		       *last && (w->flags & MLX_HW_WQE_SOLICITED), ackreq,
@@ -648,7 +484,7 @@ static enum mlx_hw_req_state mlx_hw_req_send_pkt(struct mlx_hw_qp *qp,
 		return mlx_hw_req_fail(w, status);
 	if (!mlx_hw_req_pages_mapped(qp, w))
 		return mlx_hw_req_page_fault(qp, w);
-	av = mlx_hw_req_av(qp, w, &path);
+	av = mlx_hw_req_av(qp, &path);
 	skb = mlx_hw_req_build(qp, w, av, &last);
 	if (IS_ERR(skb))	/* -EAGAIN: unmapped since the check */
 		return PTR_ERR(skb) == -EAGAIN ?

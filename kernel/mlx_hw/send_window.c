@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * send_window.c - the send window that the requester and the completer
- * share: the private copies of the send WQEs from sq_ci (the oldest not
+ * share: the entries of the send WQEs from sq_ci (the oldest not
  * completed) to req.fetch_idx (the next to fetch), in SQ order.  The
  * requester (req.c) fetches WQEs into it and sends from req.send_idx; the
  * completer (comp.c) marks them done as responses acknowledge them, and
@@ -177,7 +177,7 @@ bool mlx_hw_sq_flush(struct mlx_hw_qp *qp)
 	req->sgl_valid = false;
 	qp->comp.timeout_at = 0;
 	skb_queue_purge(&qp->comp_pkts);
-	/* The window first: its private copies know the WQEs. */
+	/* The window first: its entries know the WQEs. */
 	while (qp->sq_ci != req->fetch_idx && budget--) {
 		w = mlx_hw_swqe(qp, qp->sq_ci);
 		mlx_hw_sq_free_slot(qp);

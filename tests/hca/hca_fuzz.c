@@ -25,8 +25,8 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <infiniband/verbs.h>
+#include "hca_util.h"
 
-#define MAX_MAPS	256
 
 static const char *dev_name = "mlx_hw0";
 static int gid_index = 1;
@@ -38,56 +38,6 @@ static uint64_t rnd(void)
 	rng ^= rng >> 7;
 	rng ^= rng << 17;
 	return rng;
-}
-
-struct map {
-	uintptr_t start, end;
-	int writable;
-};
-
-/* The uverbs mappings of this process. */
-static int uverbs_maps(struct map *m)
-{
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-	int n = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f) && n < MAX_MAPS) {
-		unsigned long s, e;
-
-		if (!strstr(line, "uverbs"))
-			continue;
-		char perms[8];
-
-		if (sscanf(line, "%lx-%lx %7s", &s, &e, perms) == 3) {
-			m[n].start = s;
-			m[n].end = e;
-			m[n].writable = perms[1] == 'w';
-			n++;
-		}
-	}
-	fclose(f);
-	return n;
-}
-
-/* The mapping present in @after but not in @before. */
-static uint8_t *new_map(struct map *before, int nb, struct map *after, int na,
-			size_t *len)
-{
-	int i, j;
-
-	for (i = 0; i < na; i++) {
-		for (j = 0; j < nb; j++)
-			if (after[i].start == before[j].start)
-				break;
-		if (j == nb) {
-			*len = after[i].end - after[i].start;
-			return (uint8_t *)after[i].start;
-		}
-	}
-	return NULL;
 }
 
 struct env {
@@ -107,14 +57,14 @@ static struct ibv_qp *make_qp(struct env *e, uint8_t **region, size_t *len)
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct map before[MAX_MAPS], after[MAX_MAPS];
-	int nb = uverbs_maps(before), na;
+	struct ut_map before[UT_MAX_MAPS], after[UT_MAX_MAPS];
+	int nb = ut_uverbs_maps(before), na;
 	struct ibv_qp *qp = ibv_create_qp(e->pd, &ia);
 
 	if (!qp)
 		return NULL;
-	na = uverbs_maps(after);
-	*region = new_map(before, nb, after, na, len);
+	na = ut_uverbs_maps(after);
+	*region = ut_new_map(before, nb, after, na, len);
 	return qp;
 }
 
@@ -379,8 +329,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	{
-		struct map m[MAX_MAPS];
-		int nm = uverbs_maps(m);
+		struct ut_map m[UT_MAX_MAPS];
+		int nm = ut_uverbs_maps(m);
 
 		/* Only the engine page (read-only) and the ring exist yet. */
 		for (i = 0; i < nm; i++)

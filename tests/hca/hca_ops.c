@@ -83,6 +83,7 @@ static const struct ut_test tests[] = {
 	{"srq_limit", test_srq_limit},
 	{"srq_resize", test_srq_resize},
 	{"dereg_waiting", test_dereg_waiting},
+	{"resend_parse", test_resend_parse},
 	{"sqd", test_sqd},
 	{"counters", test_counters},
 };

@@ -37,6 +37,7 @@ int test_fence(struct ut_ctx *c);
 /* ops_errors.c */
 int test_errors(struct ut_ctx *c);
 int test_dereg_waiting(struct ut_ctx *c);
+int test_resend_parse(struct ut_ctx *c);
 /* ops_cq.c */
 int test_events(struct ut_ctx *c);
 int test_cq_overrun(struct ut_ctx *c);

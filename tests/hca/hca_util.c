@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -502,4 +503,43 @@ int ut_main(int argc, char **argv, const struct ut_test *tests, unsigned int n)
 		ut_settle(&c);
 	}
 	return check_summary(passed, failed);
+}
+
+int ut_uverbs_maps(struct ut_map *m)
+{
+	char line[512], perms[8];
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long s, e;
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f) && n < UT_MAX_MAPS) {
+		if (!strstr(line, "uverbs") ||
+		    sscanf(line, "%lx-%lx %7s", &s, &e, perms) != 3)
+			continue;
+		m[n].start = s;
+		m[n].end = e;
+		m[n].writable = perms[1] == 'w';
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+uint8_t *ut_new_map(const struct ut_map *before, int nb,
+		    const struct ut_map *after, int na, size_t *len)
+{
+	int i, j;
+
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nb; j++)
+			if (after[i].start == before[j].start)
+				break;
+		if (j == nb) {
+			*len = after[i].end - after[i].start;
+			return (uint8_t *)after[i].start;
+		}
+	}
+	return NULL;
 }

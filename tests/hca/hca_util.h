@@ -141,6 +141,20 @@ void ut_drain_cq(struct ut_ctx *c);
 void ut_settle(struct ut_ctx *c);
 
 /*
+ * The mappings of /dev/infiniband/uverbs* in this process (at most
+ * UT_MAX_MAPS), and the one in @after not in @before: the region (doorbell
+ * record and rings, docs/prm.md 4.1) of the object created in between.
+ */
+#define UT_MAX_MAPS 256
+struct ut_map {
+	uintptr_t start, end;
+	bool writable;
+};
+int ut_uverbs_maps(struct ut_map *m);
+uint8_t *ut_new_map(const struct ut_map *before, int nb,
+		    const struct ut_map *after, int na, size_t *len);
+
+/*
  * Runs the named sections (all without names) as check.h sections, the
  * device settled after each; an unknown name fails.  Exit status for main().
  */

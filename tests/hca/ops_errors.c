@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * hca_ops sections of the error completions of docs/prm.md section 8 and
- * their flushes, and of an MR deregistered under a waiting WQE.
+ * their flushes, of an MR deregistered under a waiting WQE, and of a WQE
+ * parsed out of its slot again to be sent again.
  */
+#include <endian.h>
 #include <errno.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <mlx_hw-abi.h>
 #include "hca_ops.h"
 
 /* Error completions and flushes. */
@@ -178,4 +181,96 @@ int test_dereg_waiting(struct ut_ctx *c)
 	pair_destroy(&p);
 	ut_drain_cq(c);
 	return 0;
+}
+
+/*
+ * Two SENDs in one post to a QP with no receive: the first is RNR NAKed
+ * (timer code 0, 655 ms) after both went out, so the requester holds the
+ * second's body and must parse the first out of SQ slot 0 again to send it
+ * again (docs/prm.md 3.1).  Receives are posted during the wait.  With
+ * @rewrite the first WQE's opcode is changed in its slot meanwhile.
+ */
+static int rnr_two_sends(struct ut_ctx *c, bool rewrite)
+{
+	struct ibv_qp_cap cap = {.max_send_wr = 8, .max_recv_wr = 8,
+				 .max_send_sge = 1, .max_recv_sge = 1};
+	struct ut_map before[UT_MAX_MAPS], after[UT_MAX_MAPS];
+	struct ibv_qp_attr qa = {.min_rnr_timer = 0};
+	struct ibv_sge sge[2] = {
+		{(uintptr_t)c->buf + UT_SRC, 64, c->mr->lkey},
+		{(uintptr_t)c->buf + UT_SRC + 64, 64, c->mr->lkey},
+	};
+	struct ibv_send_wr wr[2] = {
+		{.wr_id = 1, .next = &wr[1], .sg_list = &sge[0], .num_sge = 1,
+		 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED},
+		{.wr_id = 2, .sg_list = &sge[1], .num_sge = 1,
+		 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED},
+	}, *bad;
+	struct mlx_hw_wqe_ctrl *slot0;
+	struct ibv_wc wc;
+	struct pair p = {0};
+	uint8_t *region;
+	unsigned int seen = 0;
+	long long rnr;
+	size_t len = 0;
+	int nb, i;
+
+	nb = ut_uverbs_maps(before);
+	p.a = ut_qp_cap(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE, &cap);
+	region = ut_new_map(before, nb, after, ut_uverbs_maps(after), &len);
+	p.b = ut_qp_cap(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE, &cap);
+	CHECK(p.a && p.b, "create_qp: %s", strerror(errno));
+	CHECK(region && len > 4096 + sizeof(*slot0), "QP region not found");
+	slot0 = (struct mlx_hw_wqe_ctrl *)(region + 4096);
+	CHECK(!ut_connect(c, p.a, p.b, 7), "connect: %s", strerror(errno));
+	CHECK(!ibv_modify_qp(p.b, &qa, IBV_QP_MIN_RNR_TIMER),
+	      "RTS min_rnr_timer: %s", strerror(errno));
+	ut_fill(c->buf + UT_SRC, 128, 9);
+	memset(c->buf + UT_DST, 0, 128);
+	rnr = ut_counter(c, "rcvd_rnr_err");
+	SETUP(rnr >= 0, "no rcvd_rnr_err counter");
+	CHECK(!ibv_post_send(p.a, wr, &bad), "post");
+	for (i = 0; i < 500 && ut_counter(c, "rcvd_rnr_err") == rnr; i++)
+		usleep(1000);
+	CHECK(ut_counter(c, "rcvd_rnr_err") > rnr, "no RNR NAK in 0.5 s");
+	CHECK(le64toh(slot0->wr_id) == 1 && slot0->opcode == MLX_HW_OP_SEND,
+	      "SQ slot 0: wr_id %llu opcode %u",
+	      (unsigned long long)le64toh(slot0->wr_id), slot0->opcode);
+	if (rewrite)
+		slot0->opcode = MLX_HW_OP_SEND_IMM;
+	CHECK(!ut_post_recv(c, p.b, NULL, UT_DST, 64, 11) &&
+		      !ut_post_recv(c, p.b, NULL, UT_DST + 64, 64, 12),
+	      "post_recv");
+	if (rewrite) {
+		CHECK(!ut_expect_op(c, 1, IBV_WC_LOC_QP_OP_ERR, 0, -1, NULL),
+		      "rewritten WQE");
+		CHECK(!ut_expect_op(c, 2, IBV_WC_WR_FLUSH_ERR, 0, -1, NULL),
+		      "flush behind it");
+		CHECK(!ut_expect_event(c, IBV_EVENT_QP_FATAL, p.a), "QP_FATAL");
+		CHECK(!ut_no_wc(c, 100), "a receive completed");
+	} else {
+		for (i = 0; i < 4; i++) {
+			CHECK(!ut_poll_one(c->cq, &wc), "completion %d of 4", i);
+			CHECK(wc.status == IBV_WC_SUCCESS, "wr_id %llu: %s",
+			      (unsigned long long)wc.wr_id,
+			      ibv_wc_status_str(wc.status));
+			CHECK(wc.wr_id < 32, "wr_id %llu",
+			      (unsigned long long)wc.wr_id);
+			seen |= 1u << wc.wr_id;
+		}
+		CHECK(seen == (1u << 1 | 1u << 2 | 1u << 11 | 1u << 12),
+		      "completions %#x", seen);
+		CHECK(!memcmp(c->buf + UT_DST, c->buf + UT_SRC, 128),
+		      "data sent again differs");
+	}
+	pair_destroy(&p);
+	ut_drain_cq(c);
+	return 0;
+}
+
+int test_resend_parse(struct ut_ctx *c)
+{
+	if (rnr_two_sends(c, false))
+		return -1;
+	return rnr_two_sends(c, true);
 }
