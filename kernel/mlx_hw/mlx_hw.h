@@ -425,7 +425,7 @@ struct mlx_hw_srq {
 	struct mlx_hw_srq_db *db;	/* in region */
 	void *ring;			/* in region */
 	u32 wqe_cnt;			/* power of two */
-	u32 stride;			/* bytes per receive WQE, power of two */
+	u32 stride;			/* bytes per receive WQE */
 	u32 max_sge;			/* data segments a WQE may have */
 	spinlock_t lock;		/* taking WQEs, modify (any context) */
 	u32 ci;				/* private consumer index */
@@ -572,6 +572,7 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 		     u32 mask, struct ibx_udata *udata);
 void mlx_hw_destroy_qp(struct ibx_qp *ibqp);
 struct mlx_hw_qp *mlx_hw_qp_get(struct mlx_hw_dev *dev, u32 qpn);
+u32 mlx_hw_rq_stride(u32 max_sge);
 static inline void mlx_hw_qp_put(struct mlx_hw_qp *qp)
 {
 	mlx_hw_obj_put(&qp->obj);

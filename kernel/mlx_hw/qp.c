@@ -11,13 +11,6 @@
 #include <net/ipv6.h>
 #include "mlx_hw.h"
 
-#define MLX_HW_UD_HDR	(sizeof(struct mlx_hw_wqe_ctrl) + \
-			 sizeof(struct mlx_hw_wqe_ud))
-/* RC/UC: raddr + atomic, or bind, after ctrl (both 32 bytes). */
-#define MLX_HW_RC_HDR	(sizeof(struct mlx_hw_wqe_ctrl) + 32)
-/* XRC INI: the xrc segment, then as RC. */
-#define MLX_HW_XRC_HDR	(MLX_HW_RC_HDR + sizeof(struct mlx_hw_wqe_xrc))
-
 static_assert(sizeof(struct mlx_hw_wqe_ctrl) == 16);
 static_assert(sizeof(struct mlx_hw_wqe_ud) == 48);
 static_assert(sizeof(struct mlx_hw_wqe_raddr) + sizeof(struct mlx_hw_wqe_atomic) == 32);
@@ -31,12 +24,64 @@ struct mlx_hw_qp *mlx_hw_qp_get(struct mlx_hw_dev *dev, u32 qpn)
 	return mlx_hw_xa_get(&dev->qp_xa, qpn, struct mlx_hw_qp);
 }
 
+/*
+ * The SQ stride: room for the largest WQE the QP may post, 16-byte
+ * aligned (docs/prm.md 4.1).  A WQE has only the segments its opcode
+ * needs (4.2): after ctrl and the UD or XRC segment, an atomic's remote
+ * address and operands (RC, XRC) or a WRITE's remote address, then the
+ * SGEs; or for inline data a WRITE's remote address, the byte count and
+ * the bytes; a BIND_MW's segment.  Inline data holds at least what the
+ * gather list does, as on rxe: programs post small sends IBV_SEND_INLINE
+ * on QPs created without asking for inline (rdma_xclient sends 16 bytes
+ * with one SGE).  Sets max_send_sge and max_inline to what every opcode
+ * can carry in that stride.
+ */
+static void mlx_hw_sq_geometry(struct mlx_hw_qp *qp, u32 type,
+			       const struct ibx_qp_cap *cap)
+{
+	bool ud = mlx_hw_qp_is_ud(type);
+	u32 pre = sizeof(struct mlx_hw_wqe_ctrl), gather_hdr, inline_hdr;
+	u32 sge_bytes = max_t(u32, cap->max_send_sge, 1) * MLX_HW_WQE_SEG;
+	u32 inl = max(cap->max_inline_data, cap->max_send_sge * MLX_HW_WQE_SEG);
+	u32 wqe;
+
+	if (ud)
+		pre += sizeof(struct mlx_hw_wqe_ud);
+	else if (type == IB_UVERBS_QPT_XRC_INI)
+		pre += sizeof(struct mlx_hw_wqe_xrc);
+	if (ud)
+		gather_hdr = 0;
+	else if (type == IB_UVERBS_QPT_UC)
+		gather_hdr = sizeof(struct mlx_hw_wqe_raddr);
+	else
+		gather_hdr = sizeof(struct mlx_hw_wqe_raddr) +
+			     sizeof(struct mlx_hw_wqe_atomic);
+	inline_hdr = ud ? 0 : sizeof(struct mlx_hw_wqe_raddr);
+	wqe = max3(pre + gather_hdr + sge_bytes,
+		   pre + inline_hdr + 4 + inl,
+		   ud ? 0 : pre + (u32)sizeof(struct mlx_hw_wqe_bind));
+	qp->sq_stride = ALIGN(max_t(u32, wqe, MLX_HW_SQ_MIN_STRIDE),
+			      MLX_HW_WQE_SEG);
+	qp->max_send_sge = min_t(u32, MLX_HW_MAX_SGE,
+				 (qp->sq_stride - pre - gather_hdr) /
+				 MLX_HW_WQE_SEG);
+	qp->max_inline = min_t(u32, MLX_HW_MAX_INLINE,
+			       qp->sq_stride - pre - inline_hdr - 4);
+}
+
+/* The stride of an RQ or SRQ of @max_sge (docs/prm.md 5). */
+u32 mlx_hw_rq_stride(u32 max_sge)
+{
+	return ALIGN(max_t(u32, sizeof(struct mlx_hw_rwqe) +
+				max_sge * MLX_HW_WQE_SEG,
+			   MLX_HW_RQ_MIN_STRIDE), MLX_HW_WQE_SEG);
+}
+
 /* Computes ring geometry from the requested caps (docs/prm.md 4.1, 5). */
 static int mlx_hw_qp_geometry(struct mlx_hw_qp *qp,
 			      struct ibx_qp_init_attr *init, bool has_srq)
 {
 	struct ibx_qp_cap *cap = &init->cap;
-	u32 data, stride;
 
 	if (cap->max_send_wr > MLX_HW_MAX_QP_WR ||
 	    cap->max_send_sge > MLX_HW_MAX_SGE ||
@@ -46,38 +91,17 @@ static int mlx_hw_qp_geometry(struct mlx_hw_qp *qp,
 			 cap->max_recv_sge > MLX_HW_MAX_SGE))
 		return -EINVAL;
 
-	qp->sq_hdr = mlx_hw_qp_is_ud(init->qp_type) ? MLX_HW_UD_HDR :
-		     init->qp_type == IB_UVERBS_QPT_XRC_INI ? MLX_HW_XRC_HDR :
-							      MLX_HW_RC_HDR;
-	/*
-	 * Inline data holds at least what the gather list does, as on rxe:
-	 * programs post small sends IBV_SEND_INLINE on QPs created without
-	 * asking for inline (rdma_xclient sends 16 bytes with one SGE).
-	 */
-	data = max3(cap->max_send_sge * MLX_HW_WQE_SEG,
-		    ALIGN(4 + max(cap->max_inline_data,
-				  cap->max_send_sge * MLX_HW_WQE_SEG),
-			  MLX_HW_WQE_SEG),
-		    (u32)MLX_HW_WQE_SEG);
-	stride = roundup_pow_of_two(max_t(u32, qp->sq_hdr + data,
-					  MLX_HW_SQ_MIN_STRIDE));
-	if (stride > MLX_HW_SQ_MAX_STRIDE)
+	mlx_hw_sq_geometry(qp, init->qp_type, cap);
+	if (qp->sq_stride > MLX_HW_SQ_MAX_STRIDE)
 		return -EINVAL;
-	qp->sq_stride = stride;
 	qp->sq_wqe_cnt = roundup_pow_of_two(max_t(u32, cap->max_send_wr, 1));
-	qp->max_send_sge = min_t(u32, MLX_HW_MAX_SGE,
-				 (stride - qp->sq_hdr) / MLX_HW_WQE_SEG);
-	qp->max_inline = min_t(u32, MLX_HW_MAX_INLINE, stride - qp->sq_hdr - 4);
 
 	if (has_srq) {
 		qp->rq_wqe_cnt = 0;
 		qp->rq_stride = 0;
 		qp->max_recv_sge = 0;
 	} else {
-		qp->rq_stride = roundup_pow_of_two(max_t(u32,
-			sizeof(struct mlx_hw_rwqe) +
-			cap->max_recv_sge * MLX_HW_WQE_SEG,
-			MLX_HW_RQ_MIN_STRIDE));
+		qp->rq_stride = mlx_hw_rq_stride(cap->max_recv_sge);
 		qp->rq_wqe_cnt = roundup_pow_of_two(max_t(u32,
 							  cap->max_recv_wr, 1));
 		qp->max_recv_sge = min_t(u32, MLX_HW_MAX_SGE,

@@ -333,7 +333,6 @@ struct mlx_hw_qp {
 	void *sq;			/* ring base */
 	void *rq;			/* ring base, NULL with an SRQ */
 	u32 sq_wqe_cnt, sq_stride;	/* SQ geometry (docs/prm.md 4.1) */
-	u32 sq_hdr;			/* header bytes the stride reserves */
 	u32 rq_wqe_cnt, rq_stride;	/* RQ geometry (0 with an SRQ) */
 	u32 max_send_sge, max_recv_sge;	/* capacities reported back */
 	u32 max_inline;			/* inline bytes a WQE may carry */

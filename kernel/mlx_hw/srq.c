@@ -22,9 +22,7 @@ int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,
 	if (attr->max_wr < 1 || attr->max_wr > MLX_HW_MAX_QP_WR ||
 	    attr->max_sge > MLX_HW_MAX_SGE || attr->srq_limit > attr->max_wr)
 		return -EINVAL;
-	srq->stride = roundup_pow_of_two(max_t(u32,
-		sizeof(struct mlx_hw_rwqe) + attr->max_sge * MLX_HW_WQE_SEG,
-		MLX_HW_RQ_MIN_STRIDE));
+	srq->stride = mlx_hw_rq_stride(attr->max_sge);
 	srq->wqe_cnt = roundup_pow_of_two(attr->max_wr);
 	srq->max_sge = min_t(u32, MLX_HW_MAX_SGE,
 			     (srq->stride - sizeof(struct mlx_hw_rwqe)) /

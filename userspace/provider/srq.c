@@ -18,7 +18,7 @@ static int srq_map(struct ibv_context *ibctx, struct mlx_hw_srq *srq,
 	mlx_hw_mem_defined(r, sizeof(*r));
 	if (!r->wqe_cnt || (r->wqe_cnt & (r->wqe_cnt - 1)) ||
 	    r->stride < sizeof(struct mlx_hw_rwqe) ||
-	    (r->stride & (r->stride - 1)) || r->ring_offset < sizeof(*db) ||
+	    (r->stride % 16) || r->ring_offset < sizeof(*db) ||
 	    r->ring_offset + (uint64_t)r->wqe_cnt * r->stride > r->mmap_len)
 		return EPROTO;
 	base = mlx_hw_mmap_region(ibctx, r->mmap_key,

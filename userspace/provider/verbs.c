@@ -19,7 +19,7 @@ static int ring_ok(uint32_t offset, uint32_t cnt, uint32_t stride,
 {
 	if (!cnt)
 		return 1;
-	return !(cnt & (cnt - 1)) && stride && !(stride & (stride - 1)) &&
+	return !(cnt & (cnt - 1)) && stride && !(stride % 16) &&
 	       offset >= sizeof(struct mlx_hw_qp_db) &&
 	       offset + (uint64_t)cnt * stride <= len;
 }

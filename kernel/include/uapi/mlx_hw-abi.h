@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define MLX_HW_ABI_VERSION	2	/* 2: the per-context doorbell ring */
+#define MLX_HW_ABI_VERSION	3	/* 3: strides of 16-byte multiples */
 
 /* ---------------- the engine's wake-up handshake ---------------- */
 
