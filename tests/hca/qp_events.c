@@ -18,7 +18,6 @@
 #include <mlx_hw-abi.h>
 #include "hca_util.h"
 
-#define MAX_MAPS	256
 
 /* Two completions in either order, checked by wr_id and status. */
 static int expect_two(struct ut_ctx *c, uint64_t id1, enum ibv_wc_status st1,
@@ -354,46 +353,18 @@ static int test_req_err(struct ut_ctx *c)
 	return 0;
 }
 
-struct map {
-	uintptr_t start, end;
-};
-
-static int uverbs_maps(struct map *m)
-{
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-	unsigned long s, e;
-	int n = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f) && n < MAX_MAPS)
-		if (strstr(line, "uverbs") &&
-		    sscanf(line, "%lx-%lx", &s, &e) == 2) {
-			m[n].start = s;
-			m[n].end = e;
-			n++;
-		}
-	fclose(f);
-	return n;
-}
-
 /* A QP in INIT and its mmapped region (docs/prm.md 1: db page, SQ). */
 static struct ibv_qp *qp_with_region(struct ut_ctx *c, enum ibv_qp_type type,
 				     uint8_t **region)
 {
-	static struct map before[MAX_MAPS], after[MAX_MAPS];
-	int nb = uverbs_maps(before), na, i, j;
+	static struct ut_map before[UT_MAX_MAPS], after[UT_MAX_MAPS];
+	int nb = ut_uverbs_maps(before);
 	struct ibv_qp *qp = ut_qp(c, type, NULL, IBV_ACCESS_REMOTE_WRITE);
+	size_t len = 0;
 
-	*region = NULL;
-	na = uverbs_maps(after);
-	for (i = 0; i < na; i++) {
-		for (j = 0; j < nb && after[i].start != before[j].start; j++)
-			;
-		if (j == nb && after[i].end - after[i].start >= 8192)
-			*region = (uint8_t *)after[i].start;
-	}
+	*region = ut_new_map(before, nb, after, ut_uverbs_maps(after), &len);
+	if (len < 8192)
+		*region = NULL;
 	return qp;
 }
 
@@ -461,11 +432,10 @@ static int malformed_rwqe(struct ut_ctx *c)
 	if (ut_connect(c, a, b, 7))
 		return -1;
 	/*
-	 * Current layout: RQ after the 16 SQ slots of 128 bytes (one SGE: a
-	 * 48-byte header, then 32 bytes for the SGE or 16 bytes of inline
-	 * data with their byte count, rounded up to a power of two).
+	 * Current layout (docs/prm.md 4.1): RQ after the 16 SQ slots of 64
+	 * bytes (one SGE: an atomic's 48 bytes of segments and the SGE).
 	 */
-	rwqe = (struct mlx_hw_rwqe *)(region + 4096 + 16 * 128);
+	rwqe = (struct mlx_hw_rwqe *)(region + 4096 + 16 * 64);
 	memset(rwqe, 0, 32);
 	rwqe->wr_id = htole64(0x5678);
 	rwqe->num_sge = htole32(200);
