@@ -213,7 +213,7 @@ static const struct mlx_hw_swqe_body *mlx_hw_comp_body(struct mlx_hw_qp *qp,
 {
 	u32 idx = mlx_hw_swqe_idx(qp, w);
 
-	if (qp->req.body->valid && qp->req.body->idx == idx)
+	if (mlx_hw_swqe_body_is(qp->req.body, idx))
 		return qp->req.body;
 	return mlx_hw_swqe_body(qp, idx, qp->comp.body) ? NULL : qp->comp.body;
 }

@@ -442,6 +442,13 @@ static inline u32 mlx_hw_swqe_idx(struct mlx_hw_qp *qp,
 	return qp->sq_ci + ((slot - qp->sq_ci) & (qp->win_size - 1));
 }
 
+/* @b holds the parsed body of the WQE at SQ index @idx. */
+static inline bool mlx_hw_swqe_body_is(const struct mlx_hw_swqe_body *b,
+				       u32 idx)
+{
+	return b->valid && b->idx == idx;
+}
+
 /* BIND_MW and LOCAL_INV: executed here, no packet. */
 static inline bool mlx_hw_swqe_is_local(const struct mlx_hw_swqe *w)
 {

@@ -127,7 +127,7 @@ static u8 mlx_hw_req_body(struct mlx_hw_qp *qp)
 {
 	struct mlx_hw_req *req = &qp->req;
 
-	if (req->body->valid && req->body->idx == req->send_idx)
+	if (mlx_hw_swqe_body_is(req->body, req->send_idx))
 		return 0;
 	mlx_hw_sgl_release(&req->sgl);
 	req->sgl_valid = false;

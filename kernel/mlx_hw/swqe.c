@@ -236,7 +236,7 @@ u8 mlx_hw_swqe_body(struct mlx_hw_qp *qp, u32 idx, struct mlx_hw_swqe_body *b)
 	const struct mlx_hw_swqe *w = mlx_hw_swqe(qp, idx);
 	struct mlx_hw_swqe now;
 
-	if (b->valid && b->idx == idx)
+	if (mlx_hw_swqe_body_is(b, idx))
 		return 0;
 	if (mlx_hw_swqe_parse(qp, idx, &now, b) || now.opcode != w->opcode ||
 	    now.length != w->length || mlx_hw_swqe_npsn(qp, &now) != w->npsn) {
