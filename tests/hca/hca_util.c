@@ -252,13 +252,15 @@ static long long ms_since(const struct timespec *t0)
 	       (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
+int ut_poll_ms = 5000;
+
 int ut_poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 {
 	struct timespec t0;
 	int n;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!(n = ibv_poll_cq(cq, 1, wc)) && ms_since(&t0) < 5000)
+	while (!(n = ibv_poll_cq(cq, 1, wc)) && ms_since(&t0) < ut_poll_ms)
 		usleep(100);
 	return n == 1 ? 0 : -1;
 }

@@ -507,20 +507,56 @@ static void *churn_fn(void *arg)
 	return NULL;
 }
 
+static const char *const churn_counters[] = {
+	"local_ack_timeout_err", "retry_err", "rnr_nak_sent", "rcvd_rnr_err",
+	"duplicate_request", "out_of_seq_request", "seq_nak_sent",
+	"rcvd_seq_err", "odp_faults", "odp_fault_pages", "odp_invalidations",
+};
+#define NCHURN (sizeof(churn_counters) / sizeof(churn_counters[0]))
+
+/* xfer(), timed: a WQE slower than a second shows what it waited for. */
+static int churn_xfer(struct ut_ctx *c, struct ibv_qp *qp,
+		      enum ibv_wr_opcode op, struct ibv_mr *lmr, void *laddr,
+		      uint64_t raddr, uint32_t rkey, struct churn *ch)
+{
+	long long before[NCHURN];
+	struct timespec t0, t1;
+	unsigned long zaps = ch->rounds;
+	long ms;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < NCHURN; i++)
+		before[i] = ut_counter(c, churn_counters[i]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = xfer(c, qp, op, lmr, laddr, MSG, raddr, rkey, IBV_WC_SUCCESS);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	if (ms < 1000 && !ret)
+		return ret;
+	printf("churn: opcode %d took %ld ms over %lu zaps:", op, ms,
+	       ch->rounds - zaps);
+	for (i = 0; i < NCHURN; i++)
+		printf(" %s +%lld", churn_counters[i],
+		       ut_counter(c, churn_counters[i]) - before[i]);
+	printf("\n");
+	return ret;
+}
+
 /*
  * A thread takes the pages of a WRITE's target and of a READ's local
  * buffer away (MADV_DONTNEED) again and again while WRITEs and READs run:
  * the responder NAKs and faults, a READ response that finds its pages gone
  * is asked for again, and every WQE succeeds.  Once the thread stops,
- * the data is right.  The buffers go by turns, each every 6 ms: a READ
- * that meets a zap must fault its local pages in, then the responder its
- * own, before its next response can land.  Zapping both every 2 ms left
- * a READ without a completion for over 5 s in 2 of 8 runs of the whole
- * file on 6.1 with slub_debug; no ODP device promises progress under
- * invalidations as fast as its faults.  The ACK timeout is code 16
- * (268 ms): a READ response stream that meets a zap waits for its fault
- * with no NAK to tell the requester so, and under TCG, beside the test's
- * other threads, a fault can take longer than perftest's 67 ms.
+ * the data is right.  The buffers go by turns, each every 6 ms.  A WQE
+ * that meets a zap waits for faults: the responder RNR NAKs a WRITE until
+ * its fault is done, and a READ response stream waits for one with no NAK
+ * to tell the requester so (hence an ACK timeout of code 16, 268 ms).
+ * Under TCG beside other guests a fault can take hundreds of ms, and in
+ * 30 runs of this test beside a pair suite single WQEs took up to 8 s,
+ * with RNR NAKs, faults and ACK timeouts growing all along: slow, never
+ * stuck.  So a WQE gets 60 s here, and one slower than a second prints
+ * what it waited for.
  */
 static int test_churn(struct ut_ctx *c)
 {
@@ -552,12 +588,14 @@ static int test_churn(struct ut_ctx *c)
 	CHECK_THEN(!pthread_create(&thread, NULL, churn_fn, &ch), goto out,
 		   "pthread_create");
 	running = true;
+	ut_poll_ms = 60000;
 	for (i = 0; i < 40; i++)
-		if (xfer(c, p.a, IBV_WR_RDMA_WRITE, ms, src, MSG,
-			 (uintptr_t)dst, md->rkey, IBV_WC_SUCCESS) ||
-		    xfer(c, p.a, IBV_WR_RDMA_READ, ml, back, MSG,
-			 (uintptr_t)dst, md->rkey, IBV_WC_SUCCESS))
+		if (churn_xfer(c, p.a, IBV_WR_RDMA_WRITE, ms, src,
+			       (uintptr_t)dst, md->rkey, &ch) ||
+		    churn_xfer(c, p.a, IBV_WR_RDMA_READ, ml, back,
+			       (uintptr_t)dst, md->rkey, &ch))
 			goto out;
+	ut_poll_ms = 5000;
 	ch.stop = true;
 	pthread_join(thread, NULL);
 	running = false;
@@ -576,6 +614,7 @@ static int test_churn(struct ut_ctx *c)
 	       ut_counter(c, "odp_faults"));
 	ret = 0;
 out:
+	ut_poll_ms = 5000;
 	if (running) {
 		ch.stop = true;
 		pthread_join(thread, NULL);
