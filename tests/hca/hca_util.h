@@ -133,9 +133,9 @@ int ut_expect_event(struct ut_ctx *c, enum ibv_event_type type,
 int ut_wait_event(struct ut_ctx *c, enum ibv_event_type type);
 /* No async event (but port/GID events) for @ms milliseconds. */
 int ut_no_event(struct ut_ctx *c, int ms);
-/* Port 1's hw counter @name (docs/prm.md 12), or -1 if unreadable. */
 /* How long ut_poll_one waits for a completion (default 5000 ms). */
 extern int ut_poll_ms;
+/* Port 1's hw counter @name (docs/prm.md 12), or -1 if unreadable. */
 long long ut_counter(struct ut_ctx *c, const char *name);
 /* Empties the CQ, after 20 ms for completions on their way. */
 void ut_drain_cq(struct ut_ctx *c);
