@@ -243,7 +243,7 @@ int ut_post_send(struct ut_ctx *c, struct ibv_qp *qp, enum ibv_wr_opcode op,
 	return ut_post(c, qp, &s);
 }
 
-static long long ms_since(const struct timespec *t0)
+long long ut_ms_since(const struct timespec *t0)
 {
 	struct timespec t;
 
@@ -260,7 +260,7 @@ int ut_poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 	int n;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!(n = ibv_poll_cq(cq, 1, wc)) && ms_since(&t0) < ut_poll_ms)
+	while (!(n = ibv_poll_cq(cq, 1, wc)) && ut_ms_since(&t0) < ut_poll_ms)
 		usleep(100);
 	return n == 1 ? 0 : -1;
 }
@@ -368,7 +368,7 @@ static int next_event(struct ut_ctx *c, int ms, enum ibv_event_type *type,
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		left = ms - ms_since(&t0);
+		left = ms - ut_ms_since(&t0);
 		if (left < 0)
 			left = 0;
 		if (poll(&pfd, 1, (int)left) != 1)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 #include <infiniband/verbs.h>
 
 #include "check.h"
@@ -133,6 +134,8 @@ int ut_expect_event(struct ut_ctx *c, enum ibv_event_type type,
 int ut_wait_event(struct ut_ctx *c, enum ibv_event_type type);
 /* No async event (but port/GID events) for @ms milliseconds. */
 int ut_no_event(struct ut_ctx *c, int ms);
+/* Milliseconds of CLOCK_MONOTONIC since @t0. */
+long long ut_ms_since(const struct timespec *t0);
 /* How long ut_poll_one waits for a completion (default 5000 ms). */
 extern int ut_poll_ms;
 /* Port 1's hw counter @name (docs/prm.md 12), or -1 if unreadable. */

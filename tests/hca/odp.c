@@ -519,10 +519,9 @@ static int churn_xfer(struct ut_ctx *c, struct ibv_qp *qp,
 		      enum ibv_wr_opcode op, struct ibv_mr *lmr, void *laddr,
 		      uint64_t raddr, uint32_t rkey, struct churn *ch)
 {
-	long long before[NCHURN];
-	struct timespec t0, t1;
+	long long before[NCHURN], ms;
+	struct timespec t0;
 	unsigned long zaps = ch->rounds;
-	long ms;
 	size_t i;
 	int ret;
 
@@ -530,11 +529,10 @@ static int churn_xfer(struct ut_ctx *c, struct ibv_qp *qp,
 		before[i] = ut_counter(c, churn_counters[i]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = xfer(c, qp, op, lmr, laddr, MSG, raddr, rkey, IBV_WC_SUCCESS);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	ms = ut_ms_since(&t0);
 	if (ms < 1000 && !ret)
 		return ret;
-	printf("churn: opcode %d took %ld ms over %lu zaps:", op, ms,
+	printf("churn: opcode %d took %lld ms over %lu zaps:", op, ms,
 	       ch->rounds - zaps);
 	for (i = 0; i < NCHURN; i++)
 		printf(" %s +%lld", churn_counters[i],
