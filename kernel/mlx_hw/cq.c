@@ -110,13 +110,16 @@ int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	mlx_hw_obj_init(&cq->obj);
 
-	cq->region = mlx_hw_region_alloc(MLX_HW_DB_PAGE +
-					 (size_t)cq->entries * sizeof(struct mlx_hw_cqe),
-					 false);
+	err = mlx_hw_dbrec_alloc(mlx_hw_uctx(ibcq->uctx), &cq->dbrec);
+	if (err)
+		return err;
+	cq->db = cq->dbrec.vaddr;
+	err = -ENOMEM;
+	cq->region = mlx_hw_region_alloc((size_t)cq->entries *
+					 sizeof(struct mlx_hw_cqe), false);
 	if (!cq->region)
-		return -ENOMEM;
-	cq->db = cq->region->vaddr;
-	cq->ring = cq->region->vaddr + MLX_HW_DB_PAGE;
+		goto err_dbrec;
+	cq->ring = cq->region->vaddr;
 	spin_lock_init(&cq->poll_lock);
 
 	/* A kernel CQ (kverbs.c) is polled in place: no mapping, no udata. */
@@ -138,8 +141,9 @@ int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
 	resp.mmap_key = cq->mmap_key;
 	resp.mmap_len = cq->region->size;
 	resp.cqn = cq->cqn;
-	resp.ring_offset = MLX_HW_DB_PAGE;
+	resp.ring_offset = 0;
 	resp.entries = cq->entries;
+	mlx_hw_dbrec_resp(&cq->dbrec, &resp.db_key, &resp.db_offset);
 	err = udata ? ibx_udata_copy_to(udata, &resp, sizeof(resp)) : 0;
 	if (err)
 		goto err_xa;
@@ -155,6 +159,8 @@ err_mmap:
 		mlx_hw_mmap_remove(to_muctx(ibcq->uctx), cq->mmap_key);
 err_region:
 	mlx_hw_region_put(cq->region);
+err_dbrec:
+	mlx_hw_dbrec_free(mlx_hw_uctx(ibcq->uctx), &cq->dbrec);
 	return err;
 }
 
@@ -168,15 +174,16 @@ void mlx_hw_destroy_cq(struct ibx_cq *ibcq)
 	if (ibcq->uctx)
 		mlx_hw_mmap_remove(to_muctx(ibcq->uctx), cq->mmap_key);
 	mlx_hw_region_put(cq->region);
+	mlx_hw_dbrec_free(mlx_hw_uctx(ibcq->uctx), &cq->dbrec);
 }
 
 /*
  * RESIZE_CQ (docs/prm.md, "Resizing a CQ").  The engine produces CQEs only
- * under cq->lock, so switching region, ring and doorbell record under it
- * is atomic for the engine: a CQE lands either in the old ring before the
- * copy or in the new one after.  The provider holds its CQ lock across the
- * command (nothing polls or arms meanwhile) and switches to the new region
- * the response names; the old one lives on until it unmaps it.
+ * under cq->lock, so switching the ring and rewriting the doorbell record
+ * under it is atomic for the engine: a CQE lands either in the old ring
+ * before the copy or in the new one after.  The provider holds its CQ lock
+ * across the command (nothing polls or arms meanwhile) and switches to the
+ * new region the response names; the old one lives on until it unmaps it.
  */
 int mlx_hw_resize_cq(struct ibx_cq *ibcq, int cqe, struct ibx_udata *udata)
 {
@@ -185,7 +192,6 @@ int mlx_hw_resize_cq(struct ibx_cq *ibcq, int cqe, struct ibx_udata *udata)
 	struct mlx_hw_resize_cq_resp resp = {};
 	struct mlx_hw_region *region, *old_region;
 	u32 entries, n, i, ci;
-	struct mlx_hw_cq_db *db;
 	struct mlx_hw_cqe *ring;
 	u64 key, old_key;
 	int err;
@@ -205,17 +211,15 @@ int mlx_hw_resize_cq(struct ibx_cq *ibcq, int cqe, struct ibx_udata *udata)
 	if (udata->outlen < sizeof(resp))
 		return -EINVAL;
 	entries = roundup_pow_of_two(cqe);
-	region = mlx_hw_region_alloc_mapped(uctx, MLX_HW_DB_PAGE +
-					    (size_t)entries * sizeof(*ring),
+	region = mlx_hw_region_alloc_mapped(uctx, (size_t)entries * sizeof(*ring),
 					    &key);
 	if (IS_ERR(region))
 		return PTR_ERR(region);
-	db = region->vaddr;
-	ring = region->vaddr + MLX_HW_DB_PAGE;
+	ring = region->vaddr;
 	/* Told before the switch: a failed copy leaves the CQ as it was. */
 	resp.mmap_key = key;
 	resp.mmap_len = region->size;
-	resp.ring_offset = MLX_HW_DB_PAGE;
+	resp.ring_offset = 0;
 	resp.entries = entries;
 	err = ibx_udata_copy_to(udata, &resp, sizeof(resp));
 	if (err)
@@ -236,13 +240,13 @@ int mlx_hw_resize_cq(struct ibx_cq *ibcq, int cqe, struct ibx_udata *udata)
 		/* Index i of a fresh ring is in pass 0: owner 1. */
 		ring[i].owner = 1;
 	}
-	db->arm = cq->db->arm;
-	db->pi = cpu_to_le32(n);
+	/* The arm word stays; the indices restart with the ring. */
+	WRITE_ONCE(cq->db->ci, 0);
+	WRITE_ONCE(cq->db->pi, cpu_to_le32(n));
 	old_region = cq->region;
 	old_key = cq->mmap_key;
 	cq->region = region;
 	cq->mmap_key = key;
-	cq->db = db;
 	cq->ring = ring;
 	cq->entries = entries;
 	cq->log_entries = ilog2(entries);

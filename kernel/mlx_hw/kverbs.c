@@ -228,11 +228,11 @@ static void mlx_hw_kwc(struct mlx_hw_dev *dev, const struct mlx_hw_cqe *cqe,
 	wc->wr_id = le64_to_cpu(cqe->wr_id);
 	wc->status = cqe->status;
 	wc->opcode = cqe->opcode;
-	wc->vendor_err = le32_to_cpu(cqe->vendor_err);
+	wc->vendor_err = cqe->vendor_err;
 	wc->byte_len = le32_to_cpu(cqe->byte_len);
 	wc->qp_num = le32_to_cpu(cqe->qp_num);
 	wc->qp = mlx_hw_kwc_qp(dev, wc->qp_num);
-	wc->wc_flags = le32_to_cpu(cqe->wc_flags);
+	wc->wc_flags = cqe->wc_flags;
 	if (wc->wc_flags & MLX_HW_WC_WITH_INV)
 		wc->ex.invalidate_rkey = le32_to_cpu(cqe->invalidated_rkey);
 	else

@@ -73,7 +73,6 @@
 #define MLX_HW_MAX_MCAST_GRP	1024
 #define MLX_HW_MAX_MCAST_ATTACH	64	/* QPs per group */
 
-#define MLX_HW_DB_PAGE		4096	/* doorbell page at offset 0 of a region */
 #define MLX_HW_SQ_MIN_STRIDE	64
 #define MLX_HW_SQ_MAX_STRIDE	1024
 #define MLX_HW_RQ_MIN_STRIDE	32
@@ -190,15 +189,36 @@ enum mlx_hw_counter {
 };
 
 /*
- * A block of kernel memory that can be mapped into userspace (doorbell page
- * and rings, or the engine page).  Refcounted because a user mapping may
- * outlive the object that allocated it.
+ * A block of kernel memory that can be mapped into userspace (an object's
+ * rings, a page of doorbell records, the engine page).  Refcounted because
+ * a user mapping may outlive the object that allocated it.
  */
 struct mlx_hw_region {
 	struct kref ref;		/* owner + each mapping + each key */
 	void *vaddr;		/* vmalloc_user() memory, page aligned */
 	size_t size;		/* bytes, multiple of PAGE_SIZE */
 	bool read_only;		/* mapped without write permission */
+};
+
+/*
+ * A page of doorbell records (docs/prm.md 1.2) shared by the objects of
+ * one context.  Pages live until the context goes: the provider maps each
+ * once and keeps the mapping, so a page is never handed out twice.
+ */
+#define MLX_HW_DBRECS_PER_PAGE	(PAGE_SIZE / MLX_HW_DBREC_SIZE)
+
+struct mlx_hw_dbrec_page {
+	struct list_head node;		/* in the context's dbrec_pages */
+	struct mlx_hw_region *region;	/* one page, mapped read/write */
+	u64 key;			/* its mmap key in the context */
+	DECLARE_BITMAP(used, MLX_HW_DBRECS_PER_PAGE);	/* records taken */
+};
+
+/* An object's doorbell record: in a context's page, or a kernel object's. */
+struct mlx_hw_dbrec {
+	void *vaddr;			/* the MLX_HW_DBREC_SIZE bytes */
+	struct mlx_hw_dbrec_page *page;	/* NULL: kzalloc'd, never mapped */
+	unsigned int slot;		/* index of the record in page */
 };
 
 /* Private bookkeeping common to objects the engine looks up by number. */
@@ -279,6 +299,8 @@ struct mlx_hw_ucontext {
 	struct ibx_ucontext ibx;	/* must be first */
 	struct xarray mmap_xa;		/* key >> PAGE_SHIFT -> region (ref) */
 	u32 mmap_next;			/* xa_alloc_cyclic cursor */
+	struct mutex dbrec_lock;	/* protects dbrec_pages, their bitmaps */
+	struct list_head dbrec_pages;	/* mlx_hw_dbrec_page */
 
 	/* The doorbell ring (doorbell.c, docs/prm.md 2.1). */
 	struct list_head ctx_node;	/* in dev->ctx_list */
@@ -293,6 +315,12 @@ struct mlx_hw_ucontext {
 static inline struct mlx_hw_ucontext *to_muctx(struct ibx_ucontext *u)
 {
 	return container_of(u, struct mlx_hw_ucontext, ibx);
+}
+
+/* The owner's context of an object, or NULL for a kernel consumer's. */
+static inline struct mlx_hw_ucontext *mlx_hw_uctx(struct ibx_ucontext *u)
+{
+	return u ? to_muctx(u) : NULL;
 }
 
 struct mlx_hw_pd {
@@ -358,10 +386,11 @@ struct mlx_hw_cq {
 	struct ibx_cq ibx;		/* must be first */
 	struct mlx_hw_obj_ref obj;	/* engine users (arm scans) */
 	u32 cqn;			/* index in dev->cq_xa */
-	struct mlx_hw_region *region;	/* doorbell page + ring */
+	struct mlx_hw_region *region;	/* the CQE ring */
 	u64 mmap_key;			/* of region in the owner's context */
-	struct mlx_hw_cq_db *db;	/* in region */
-	struct mlx_hw_cqe *ring;	/* in region */
+	struct mlx_hw_dbrec dbrec;	/* where db lives */
+	struct mlx_hw_cq_db *db;	/* dbrec.vaddr */
+	struct mlx_hw_cqe *ring;	/* region->vaddr */
 	u32 entries;			/* power of two */
 	u32 log_entries;		/* log2(entries), for the owner bit */
 	spinlock_t lock;		/* serializes CQE production */
@@ -420,10 +449,11 @@ struct mlx_hw_srq {
 	struct ibx_srq ibx;		/* must be first */
 	struct mlx_hw_obj_ref obj;	/* XRC responders using it */
 	u32 srqn;			/* index in dev->srq_xa */
-	struct mlx_hw_region *region;	/* doorbell page + ring */
+	struct mlx_hw_region *region;	/* the receive ring */
 	u64 mmap_key;			/* of region in the owner's context */
-	struct mlx_hw_srq_db *db;	/* in region */
-	void *ring;			/* in region */
+	struct mlx_hw_dbrec dbrec;	/* where db lives */
+	struct mlx_hw_srq_db *db;	/* dbrec.vaddr */
+	void *ring;			/* region->vaddr */
 	u32 wqe_cnt;			/* power of two */
 	u32 stride;			/* bytes per receive WQE */
 	u32 max_sge;			/* data segments a WQE may have */
@@ -481,6 +511,12 @@ struct mlx_hw_region *mlx_hw_region_alloc_mapped(struct mlx_hw_ucontext *uctx,
 int mlx_hw_mmap_insert(struct mlx_hw_ucontext *uctx,
 		       struct mlx_hw_region *region, u64 *key);
 void mlx_hw_mmap_remove(struct mlx_hw_ucontext *uctx, u64 key);
+void mlx_hw_dbrec_ctx_init(struct mlx_hw_ucontext *uctx);
+void mlx_hw_dbrec_ctx_fini(struct mlx_hw_ucontext *uctx);
+int mlx_hw_dbrec_alloc(struct mlx_hw_ucontext *uctx, struct mlx_hw_dbrec *rec);
+void mlx_hw_dbrec_free(struct mlx_hw_ucontext *uctx, struct mlx_hw_dbrec *rec);
+void mlx_hw_dbrec_resp(const struct mlx_hw_dbrec *rec, __u64 *key,
+		       __u32 *offset);
 void mlx_hw_mmap_remove_all(struct mlx_hw_ucontext *uctx);
 int mlx_hw_mmap(struct ibx_ucontext *ibuctx, struct vm_area_struct *vma);
 

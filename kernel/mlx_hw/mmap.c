@@ -162,3 +162,99 @@ out_put:
 	mlx_hw_region_put(region);
 	return err;
 }
+
+/* ---------------- doorbell records (docs/prm.md 1.2) ---------------- */
+
+void mlx_hw_dbrec_ctx_init(struct mlx_hw_ucontext *uctx)
+{
+	mutex_init(&uctx->dbrec_lock);
+	INIT_LIST_HEAD(&uctx->dbrec_pages);
+}
+
+/* After every object of the context is gone; mappings keep their pages. */
+void mlx_hw_dbrec_ctx_fini(struct mlx_hw_ucontext *uctx)
+{
+	struct mlx_hw_dbrec_page *page, *next;
+
+	list_for_each_entry_safe(page, next, &uctx->dbrec_pages, node) {
+		WARN_ON(!bitmap_empty(page->used, MLX_HW_DBRECS_PER_PAGE));
+		mlx_hw_region_put(page->region);
+		kfree(page);
+	}
+}
+
+static struct mlx_hw_dbrec_page *
+mlx_hw_dbrec_page_new(struct mlx_hw_ucontext *uctx)
+{
+	struct mlx_hw_dbrec_page *page;
+
+	lockdep_assert_held(&uctx->dbrec_lock);
+	page = kzalloc(sizeof(*page), GFP_KERNEL);
+	if (!page)
+		return NULL;
+	page->region = mlx_hw_region_alloc_mapped(uctx, PAGE_SIZE, &page->key);
+	if (IS_ERR(page->region)) {
+		kfree(page);
+		return NULL;
+	}
+	list_add(&page->node, &uctx->dbrec_pages);
+	return page;
+}
+
+/*
+ * A zeroed record for a new object of @uctx, or with @uctx NULL for an
+ * object nothing maps (a kernel consumer's, an XRC TGT QP's).
+ */
+int mlx_hw_dbrec_alloc(struct mlx_hw_ucontext *uctx, struct mlx_hw_dbrec *rec)
+{
+	struct mlx_hw_dbrec_page *page;
+	unsigned int slot = 0;
+
+	if (!uctx) {
+		rec->page = NULL;
+		rec->slot = 0;
+		rec->vaddr = kzalloc(MLX_HW_DBREC_SIZE, GFP_KERNEL);
+		return rec->vaddr ? 0 : -ENOMEM;
+	}
+	mutex_lock(&uctx->dbrec_lock);
+	list_for_each_entry(page, &uctx->dbrec_pages, node) {
+		slot = find_first_zero_bit(page->used, MLX_HW_DBRECS_PER_PAGE);
+		if (slot < MLX_HW_DBRECS_PER_PAGE)
+			goto found;
+	}
+	page = mlx_hw_dbrec_page_new(uctx);
+	if (!page) {
+		mutex_unlock(&uctx->dbrec_lock);
+		return -ENOMEM;
+	}
+	slot = 0;
+found:
+	__set_bit(slot, page->used);
+	mutex_unlock(&uctx->dbrec_lock);
+	rec->page = page;
+	rec->slot = slot;
+	rec->vaddr = page->region->vaddr + slot * MLX_HW_DBREC_SIZE;
+	/* A freed record may hold the indices of the object before. */
+	memset(rec->vaddr, 0, MLX_HW_DBREC_SIZE);
+	return 0;
+}
+
+/* After the engine let go of the object: nothing writes the record now. */
+void mlx_hw_dbrec_free(struct mlx_hw_ucontext *uctx, struct mlx_hw_dbrec *rec)
+{
+	if (!rec->page) {
+		kfree(rec->vaddr);
+		return;
+	}
+	mutex_lock(&uctx->dbrec_lock);
+	__clear_bit(rec->slot, rec->page->used);
+	mutex_unlock(&uctx->dbrec_lock);
+}
+
+/* What a create response tells the provider: the page and the offset. */
+void mlx_hw_dbrec_resp(const struct mlx_hw_dbrec *rec, __u64 *key,
+		       __u32 *offset)
+{
+	*key = rec->page ? rec->page->key : 0;
+	*offset = rec->slot * MLX_HW_DBREC_SIZE;
+}

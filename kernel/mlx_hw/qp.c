@@ -255,8 +255,8 @@ static void mlx_hw_qp_free_bufs(struct mlx_hw_qp *qp)
 
 /*
  * An XRC TGT QP has no queues and no mapping: only its number and the
- * responder state.  It still gets a kernel-only doorbell page that stays
- * zero, so the engine's queue scans find nothing to do on it.
+ * responder state.  It still gets a doorbell record, never mapped, that
+ * stays zero, so the engine's queue scans find nothing to do on it.
  */
 static int mlx_hw_create_xrc_tgt(struct mlx_hw_qp *qp,
 				 struct ibx_qp_init_attr *init,
@@ -274,18 +274,18 @@ static int mlx_hw_create_xrc_tgt(struct mlx_hw_qp *qp,
 	/* A receive WQE may come from any XRC SRQ the sender names. */
 	if (mlx_hw_qp_alloc_segs(qp, MLX_HW_MAX_SGE))
 		return -ENOMEM;
-	qp->region = mlx_hw_region_alloc(MLX_HW_DB_PAGE, false);
-	if (!qp->region) {
+	err = mlx_hw_dbrec_alloc(NULL, &qp->dbrec);
+	if (err) {
 		kfree(qp->segs);
-		return -ENOMEM;
+		return err;
 	}
-	qp->db = qp->region->vaddr;
+	qp->db = qp->dbrec.vaddr;
 	err = xa_alloc_cyclic_bh(&dev->qp_xa, &qpn, NULL,
 				 XA_LIMIT(MLX_HW_MIN_QPN, MLX_HW_MAX_QPN),
 				 &dev->qp_next, GFP_KERNEL);
 	if (err < 0) {
 		err = err == -EBUSY ? -ENOMEM : err;
-		goto err_region;
+		goto err_dbrec;
 	}
 	qp->ibx.qp_num = qpn;
 	err = ibx_udata_copy_to(udata, &resp, sizeof(resp));
@@ -296,8 +296,8 @@ static int mlx_hw_create_xrc_tgt(struct mlx_hw_qp *qp,
 	return 0;
 err_xa:
 	xa_erase_bh(&dev->qp_xa, qpn);
-err_region:
-	mlx_hw_region_put(qp->region);
+err_dbrec:
+	mlx_hw_dbrec_free(NULL, &qp->dbrec);
 	kfree(qp->segs);
 	return err;
 }
@@ -327,6 +327,7 @@ static int mlx_hw_qp_alloc_qpn(struct mlx_hw_dev *dev, u32 qp_type, u32 *qpn)
 int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 		     struct ibx_udata *udata)
 {
+	struct mlx_hw_ucontext *uctx = mlx_hw_uctx(ibqp->uctx);
 	struct mlx_hw_dev *dev = to_mdev(ibqp->dev);
 	struct mlx_hw_qp *qp = to_mqp(ibqp);
 	struct mlx_hw_create_qp_resp resp = {};
@@ -368,20 +369,21 @@ int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 		return err;
 	sq_size = (size_t)qp->sq_wqe_cnt * qp->sq_stride;
 	rq_size = (size_t)qp->rq_wqe_cnt * qp->rq_stride;
-	qp->region = mlx_hw_region_alloc(MLX_HW_DB_PAGE + sq_size + rq_size,
-					 false);
+	err = mlx_hw_dbrec_alloc(uctx, &qp->dbrec);
+	if (err)
+		goto err_buf;
+	qp->db = qp->dbrec.vaddr;
+	qp->region = mlx_hw_region_alloc(sq_size + rq_size, false);
 	err = -ENOMEM;
 	if (!qp->region)
-		goto err_buf;
-	qp->db = qp->region->vaddr;
-	qp->sq = qp->region->vaddr + MLX_HW_DB_PAGE;
+		goto err_dbrec;
+	qp->sq = qp->region->vaddr;
 	qp->rq = rq_size ? qp->sq + sq_size : NULL;
 
 	spin_lock_init(&qp->kpost_lock);
 	/* A kernel QP (kverbs.c) is posted to in place: no mapping. */
-	if (ibqp->uctx) {
-		err = mlx_hw_mmap_insert(to_muctx(ibqp->uctx), qp->region,
-					 &qp->mmap_key);
+	if (uctx) {
+		err = mlx_hw_mmap_insert(uctx, qp->region, &qp->mmap_key);
 		if (err)
 			goto err_region;
 	}
@@ -395,13 +397,14 @@ int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 
 	resp.mmap_key = qp->mmap_key;
 	resp.mmap_len = qp->region->size;
-	resp.sq_offset = MLX_HW_DB_PAGE;
+	resp.sq_offset = 0;
 	resp.sq_wqe_cnt = qp->sq_wqe_cnt;
 	resp.sq_stride = qp->sq_stride;
-	resp.rq_offset = MLX_HW_DB_PAGE + sq_size;
+	resp.rq_offset = sq_size;
 	resp.rq_wqe_cnt = qp->rq_wqe_cnt;
 	resp.rq_stride = qp->rq_stride;
 	resp.max_inline_data = qp->max_inline;
+	mlx_hw_dbrec_resp(&qp->dbrec, &resp.db_key, &resp.db_offset);
 	err = udata ? ibx_udata_copy_to(udata, &resp, sizeof(resp)) : 0;
 	if (err)
 		goto err_xa;
@@ -412,10 +415,12 @@ int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 err_xa:
 	xa_erase_bh(&dev->qp_xa, qpn);
 err_mmap:
-	if (ibqp->uctx)
-		mlx_hw_mmap_remove(to_muctx(ibqp->uctx), qp->mmap_key);
+	if (uctx)
+		mlx_hw_mmap_remove(uctx, qp->mmap_key);
 err_region:
 	mlx_hw_region_put(qp->region);
+err_dbrec:
+	mlx_hw_dbrec_free(uctx, &qp->dbrec);
 err_buf:
 	mlx_hw_qp_free_bufs(qp);
 	return err;
@@ -713,8 +718,11 @@ void mlx_hw_destroy_qp(struct ibx_qp *ibqp)
 	mlx_hw_qp_pause(qp);
 	mlx_hw_qp_reset(qp);
 	mutex_unlock(&qp->ctrl_lock);
-	if (ibqp->uctx)		/* XRC TGT QPs are not mapped */
-		mlx_hw_mmap_remove(to_muctx(ibqp->uctx), qp->mmap_key);
-	mlx_hw_region_put(qp->region);
+	if (qp->region) {	/* XRC TGT QPs have none */
+		if (ibqp->uctx)
+			mlx_hw_mmap_remove(to_muctx(ibqp->uctx), qp->mmap_key);
+		mlx_hw_region_put(qp->region);
+	}
+	mlx_hw_dbrec_free(mlx_hw_uctx(ibqp->uctx), &qp->dbrec);
 	mlx_hw_qp_free_bufs(qp);
 }

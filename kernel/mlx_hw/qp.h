@@ -327,9 +327,10 @@ struct mlx_hw_resp_side {
 struct mlx_hw_qp {
 	struct ibx_qp ibx;		/* must be first */
 	struct mlx_hw_obj_ref obj;	/* engine and packet users */
-	struct mlx_hw_region *region;	/* doorbell page + SQ + RQ */
+	struct mlx_hw_region *region;	/* SQ + RQ; NULL for XRC TGT */
 	u64 mmap_key;			/* of region in the owner's context */
-	struct mlx_hw_qp_db *db;	/* in region */
+	struct mlx_hw_dbrec dbrec;	/* where db lives */
+	struct mlx_hw_qp_db *db;	/* dbrec.vaddr */
 	void *sq;			/* ring base */
 	void *rq;			/* ring base, NULL with an SRQ */
 	u32 sq_wqe_cnt, sq_stride;	/* SQ geometry (docs/prm.md 4.1) */

@@ -567,7 +567,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_complete(struct mlx_hw_qp *qp,
 {
 	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
 	struct mlx_hw_cqe cqe = { .opcode = MLX_HW_WC_RECV };
-	u32 flags = 0;
+	u8 flags = 0;
 
 	cqe.byte_len = cpu_to_le32(qp->resp.offset);
 	if (pkt->mask & MLX_HW_M_IMMDT) {
@@ -590,7 +590,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_complete(struct mlx_hw_qp *qp,
 					 mlx_hw_pkt_hdr(skb, MLX_HW_DETH)));
 		cqe.sl = mlx_hw_resp_ud_sl(skb);
 	}
-	cqe.wc_flags = cpu_to_le32(flags);
+	cqe.wc_flags = flags;
 	mlx_hw_recv_cqe(qp, &cqe, mlx_hw_bth_se(skb->data));
 	return MLX_HW_RESP_ACKNOWLEDGE;
 }

@@ -31,13 +31,16 @@ int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,
 	spin_lock_init(&srq->lock);
 	mlx_hw_obj_init(&srq->obj);
 
-	srq->region = mlx_hw_region_alloc(MLX_HW_DB_PAGE +
-					  (size_t)srq->wqe_cnt * srq->stride,
+	err = mlx_hw_dbrec_alloc(to_muctx(ibsrq->uctx), &srq->dbrec);
+	if (err)
+		return err;
+	srq->db = srq->dbrec.vaddr;
+	err = -ENOMEM;
+	srq->region = mlx_hw_region_alloc((size_t)srq->wqe_cnt * srq->stride,
 					  false);
 	if (!srq->region)
-		return -ENOMEM;
-	srq->db = srq->region->vaddr;
-	srq->ring = srq->region->vaddr + MLX_HW_DB_PAGE;
+		goto err_dbrec;
+	srq->ring = srq->region->vaddr;
 	err = mlx_hw_mmap_insert(to_muctx(ibsrq->uctx), srq->region,
 				 &srq->mmap_key);
 	if (err)
@@ -55,9 +58,10 @@ int mlx_hw_create_srq(struct ibx_srq *ibsrq, struct ibx_srq_attr *attr,
 	resp.mmap_key = srq->mmap_key;
 	resp.mmap_len = srq->region->size;
 	resp.srqn = srqn;
-	resp.ring_offset = MLX_HW_DB_PAGE;
+	resp.ring_offset = 0;
 	resp.wqe_cnt = srq->wqe_cnt;
 	resp.stride = srq->stride;
+	mlx_hw_dbrec_resp(&srq->dbrec, &resp.db_key, &resp.db_offset);
 	err = ibx_udata_copy_to(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_xa;
@@ -73,6 +77,8 @@ err_mmap:
 	mlx_hw_mmap_remove(to_muctx(ibsrq->uctx), srq->mmap_key);
 err_region:
 	mlx_hw_region_put(srq->region);
+err_dbrec:
+	mlx_hw_dbrec_free(to_muctx(ibsrq->uctx), &srq->dbrec);
 	return err;
 }
 
@@ -102,7 +108,6 @@ static int mlx_hw_resize_srq(struct mlx_hw_srq *srq, u32 max_wr, u32 limit,
 	struct mlx_hw_modify_srq_cmd cmd;
 	struct mlx_hw_region *region, *old_region;
 	u32 wqe_cnt, n, i, pi;
-	struct mlx_hw_srq_db *db;
 	u64 key, old_key;
 	void *ring;
 	int err;
@@ -118,16 +123,14 @@ static int mlx_hw_resize_srq(struct mlx_hw_srq *srq, u32 max_wr, u32 limit,
 	err = ibx_udata_copy_from(&cmd, udata, sizeof(cmd));
 	if (err)
 		return err;
-	region = mlx_hw_region_alloc_mapped(uctx, MLX_HW_DB_PAGE +
-					    (size_t)wqe_cnt * srq->stride,
+	region = mlx_hw_region_alloc_mapped(uctx, (size_t)wqe_cnt * srq->stride,
 					    &key);
 	if (IS_ERR(region))
 		return PTR_ERR(region);
-	db = region->vaddr;
-	ring = region->vaddr + MLX_HW_DB_PAGE;
+	ring = region->vaddr;
 	resp.mmap_key = key;
 	resp.mmap_len = region->size;
-	resp.ring_offset = MLX_HW_DB_PAGE;
+	resp.ring_offset = 0;
 	resp.wqe_cnt = wqe_cnt;
 	if (copy_to_user(u64_to_user_ptr(cmd.resp_addr), &resp,
 			 sizeof(resp))) {
@@ -148,14 +151,16 @@ static int mlx_hw_resize_srq(struct mlx_hw_srq *srq, u32 max_wr, u32 limit,
 		memcpy(ring + (size_t)i * srq->stride,
 		       srq->ring + ((srq->ci + i) & (srq->wqe_cnt - 1)) *
 				   srq->stride, srq->stride);
-	/* The provider restarts its producer index from the new pi. */
-	db->pi = cpu_to_le32(n);
-	db->ci = 0;
+	/*
+	 * The record stays; its indices restart with the ring.  The
+	 * provider restarts its producer index from the new pi.
+	 */
+	WRITE_ONCE(srq->db->pi, cpu_to_le32(n));
+	WRITE_ONCE(srq->db->ci, 0);
 	old_region = srq->region;
 	old_key = srq->mmap_key;
 	srq->region = region;
 	srq->mmap_key = key;
-	srq->db = db;
 	srq->ring = ring;
 	srq->wqe_cnt = wqe_cnt;
 	srq->ci = 0;
@@ -214,4 +219,5 @@ void mlx_hw_destroy_srq(struct ibx_srq *ibsrq)
 	mlx_hw_obj_drain(&srq->obj);
 	mlx_hw_mmap_remove(to_muctx(ibsrq->uctx), srq->mmap_key);
 	mlx_hw_region_put(srq->region);
+	mlx_hw_dbrec_free(to_muctx(ibsrq->uctx), &srq->dbrec);
 }

@@ -45,6 +45,7 @@ static int mlx_hw_alloc_ucontext(struct ibx_ucontext *ibuctx,
 	int err;
 
 	xa_init_flags(&uctx->mmap_xa, XA_FLAGS_ALLOC1);
+	mlx_hw_dbrec_ctx_init(uctx);
 	err = mlx_hw_mmap_insert(uctx, dev->engine_region,
 				 &resp.engine_page_key);
 	if (err)
@@ -56,6 +57,7 @@ static int mlx_hw_alloc_ucontext(struct ibx_ucontext *ibuctx,
 	resp.abi_version = MLX_HW_ABI_VERSION;
 	resp.engine_page_size = PAGE_SIZE;
 	resp.max_inline_data = MLX_HW_MAX_INLINE;
+	BUILD_BUG_ON(sizeof(struct mlx_hw_cqe) != 32);
 	resp.cqe_size = sizeof(struct mlx_hw_cqe);
 	err = ibx_udata_copy_to(udata, &resp, sizeof(resp));
 	if (err)
@@ -71,6 +73,7 @@ err_mmap:
 static void mlx_hw_dealloc_ucontext(struct ibx_ucontext *ibuctx)
 {
 	mlx_hw_db_ctx_fini(to_muctx(ibuctx));
+	mlx_hw_dbrec_ctx_fini(to_muctx(ibuctx));
 	mlx_hw_mmap_remove_all(to_muctx(ibuctx));
 }
 

@@ -219,8 +219,8 @@ int dealloc_pd(struct ctx *c, uint32_t pd)
 		   NULL, 0);
 }
 
-int create_cq(struct ctx *c, uint32_t cqe, uint32_t vector, int chan,
-	      uint32_t *cq)
+int create_cq_drv(struct ctx *c, uint32_t cqe, uint32_t vector, int chan,
+		  uint32_t *cq, struct mlx_hw_create_cq_resp *drv)
 {
 	struct ib_uverbs_create_cq req = {
 		.user_handle = 0xc0ffee, .cqe = cqe, .comp_vector = vector,
@@ -228,13 +228,24 @@ int create_cq(struct ctx *c, uint32_t cqe, uint32_t vector, int chan,
 	};
 	struct {
 		struct ib_uverbs_create_cq_resp r;
-		char udata[UDATA_OUT];
+		union {
+			struct mlx_hw_create_cq_resp d;
+			char udata[UDATA_OUT];
+		};
 	} resp = {};
 	int ret = cmd(c->fd, IB_USER_VERBS_CMD_CREATE_CQ, &req, sizeof(req),
 		      &resp, sizeof(resp));
 
 	*cq = resp.r.cq_handle;
+	if (drv)
+		*drv = resp.d;
 	return ret;
+}
+
+int create_cq(struct ctx *c, uint32_t cqe, uint32_t vector, int chan,
+	      uint32_t *cq)
+{
+	return create_cq_drv(c, cqe, vector, chan, cq, NULL);
 }
 
 int destroy_cq(struct ctx *c, uint32_t cq,

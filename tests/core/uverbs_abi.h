@@ -105,6 +105,9 @@ void close_ctx(struct ctx *c);
 /* The object helpers return 0 or -errno and the new handle in the out arg. */
 int alloc_pd(struct ctx *c, uint32_t *pd);
 int dealloc_pd(struct ctx *c, uint32_t pd);
+/* create_cq_drv: also the driver's response (struct mlx_hw_create_cq_resp). */
+int create_cq_drv(struct ctx *c, uint32_t cqe, uint32_t vector, int chan,
+		  uint32_t *cq, struct mlx_hw_create_cq_resp *drv);
 int create_cq(struct ctx *c, uint32_t cqe, uint32_t vector, int chan,
 	      uint32_t *cq);
 /* @out, when given, receives the response (the event counts). */

@@ -50,21 +50,18 @@ struct env {
 	volatile uint32_t *dbr;		/* the context's doorbell ring page */
 };
 
-static struct ibv_qp *make_qp(struct env *e, uint8_t **region, size_t *len)
+/* An RC QP with 8 SQ slots of 64 bytes and 8 RQ slots of 32 (one SGE). */
+static struct ibv_qp *make_qp(struct env *e, struct ut_qp_mem *mem)
 {
 	struct ibv_qp_init_attr ia = {
 		.send_cq = e->cq, .recv_cq = e->cq, .qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ut_map before[UT_MAX_MAPS], after[UT_MAX_MAPS];
-	int nb = ut_uverbs_maps(before), na;
 	struct ibv_qp *qp = ibv_create_qp(e->pd, &ia);
 
-	if (!qp)
-		return NULL;
-	na = ut_uverbs_maps(after);
-	*region = ut_new_map(before, nb, after, na, len);
+	if (qp)
+		ut_qp_mem(qp, mem);
 	return qp;
 }
 
@@ -174,28 +171,28 @@ static void scribble_ring(struct env *e, uint32_t qpa, uint32_t qpb)
 
 static int round_(struct env *e, int r)
 {
+	struct ut_qp_mem ma, mb;
 	struct ibv_qp *a, *b;
-	uint8_t *ra, *rb;
-	size_t la, lb;
 	volatile uint32_t *dba, *dbb;
 	int i, k;
 
-	a = make_qp(e, &ra, &la);
-	b = make_qp(e, &rb, &lb);
-	if (!a || !b || !ra || !rb || la < 8192 || lb < 8192) {
-		fprintf(stderr, "round %d: QP or its mapping not found\n", r);
+	a = make_qp(e, &ma);
+	b = make_qp(e, &mb);
+	if (!a || !b || ma.sq_stride != 64 || !mb.rq || mb.rq_stride != 32) {
+		fprintf(stderr, "round %d: QP or its rings not as expected\n",
+			r);
 		return -1;
 	}
 	if (connect_qp(e, a, b->qp_num) || connect_qp(e, b, a->qp_num)) {
 		fprintf(stderr, "round %d: connect: %s\n", r, strerror(errno));
 		return -1;
 	}
-	dba = (volatile uint32_t *)ra;
-	dbb = (volatile uint32_t *)rb;
+	dba = (volatile uint32_t *)ma.db;
+	dbb = (volatile uint32_t *)mb.db;
 
-	/* Receive WQEs on b (RQ after the 8 x 64-byte SQ slots), some sane. */
+	/* Receive WQEs on b, some sane. */
 	for (i = 0; i < 4; i++) {
-		uint8_t *slot = rb + 4096 + 512 + i * 32;
+		uint8_t *slot = mb.rq + i * 32;
 
 		for (k = 0; k < 32; k += 8)
 			*(uint64_t *)(slot + k) = rnd();
@@ -210,7 +207,7 @@ static int round_(struct env *e, int r)
 
 	/* Garbage send WQEs on a, with plausible opcodes now and then. */
 	for (i = 0; i < 8; i++) {
-		uint8_t *slot = ra + 4096 + i * 64;
+		uint8_t *slot = ma.sq + i * 64;
 
 		for (k = 0; k < 64; k += 8)
 			*(uint64_t *)(slot + k) = rnd();
@@ -273,9 +270,8 @@ static int sanity(struct env *e)
 	struct ibv_recv_wr rwr = { .wr_id = 2, .sg_list = &rs, .num_sge = 1 },
 		*rbad;
 	struct ibv_wc wc;
-	uint8_t *ra, *rb;
-	size_t la, lb;
-	struct ibv_qp *a = make_qp(e, &ra, &la), *b = make_qp(e, &rb, &lb);
+	struct ut_qp_mem ma, mb;
+	struct ibv_qp *a = make_qp(e, &ma), *b = make_qp(e, &mb);
 	int got = 0, spins = 0;
 
 	if (!a || !b || connect_qp(e, a, b->qp_num) ||

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "hca_util.h"
+/* The provider's QP, for ut_qp_mem: our tests, built with our provider. */
+#include "../../userspace/provider/mlx_hw.h"
 
 
 int ut_open(struct ut_ctx *c, const char *dev_name, int gid_index)
@@ -529,19 +531,13 @@ int ut_uverbs_maps(struct ut_map *m)
 	return n;
 }
 
-uint8_t *ut_new_map(const struct ut_map *before, int nb,
-		    const struct ut_map *after, int na, size_t *len)
+void ut_qp_mem(struct ibv_qp *ibqp, struct ut_qp_mem *m)
 {
-	int i, j;
+	struct mlx_hw_qp *qp = to_mqp(ibqp);
 
-	for (i = 0; i < na; i++) {
-		for (j = 0; j < nb; j++)
-			if (after[i].start == before[j].start)
-				break;
-		if (j == nb) {
-			*len = after[i].end - after[i].start;
-			return (uint8_t *)after[i].start;
-		}
-	}
-	return NULL;
+	m->db = qp->db;
+	m->sq = qp->sq.buf;
+	m->sq_stride = qp->sq.stride;
+	m->rq = qp->rq.wqe_cnt ? qp->rq.buf : NULL;
+	m->rq_stride = qp->rq.stride;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <infiniband/verbs.h>
+#include <mlx_hw-abi.h>
 
 #include "check.h"
 
@@ -145,19 +146,25 @@ void ut_drain_cq(struct ut_ctx *c);
 /* Empties the CQ and the async event queue. */
 void ut_settle(struct ut_ctx *c);
 
-/*
- * The mappings of /dev/infiniband/uverbs* in this process (at most
- * UT_MAX_MAPS), and the one in @after not in @before: the region (doorbell
- * record and rings, docs/prm.md 4.1) of the object created in between.
- */
+/* Mappings of /dev/infiniband/uverbs* (UT_MAX_MAPS at most). */
 #define UT_MAX_MAPS 256
 struct ut_map {
 	uintptr_t start, end;
 	bool writable;
 };
 int ut_uverbs_maps(struct ut_map *m);
-uint8_t *ut_new_map(const struct ut_map *before, int nb,
-		    const struct ut_map *after, int na, size_t *len);
+
+/*
+ * Where a QP's doorbell record and rings are (docs/prm.md 1), as our
+ * provider mapped them: for tests that write WQEs or indices behind the
+ * provider's back.
+ */
+struct ut_qp_mem {
+	volatile struct mlx_hw_qp_db *db;
+	uint8_t *sq, *rq;		/* rq: NULL with an SRQ */
+	uint32_t sq_stride, rq_stride;
+};
+void ut_qp_mem(struct ibv_qp *qp, struct ut_qp_mem *m);
 
 /*
  * Runs the named sections (all without names) as check.h sections, the

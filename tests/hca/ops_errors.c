@@ -194,7 +194,6 @@ static int rnr_two_sends(struct ut_ctx *c, bool rewrite)
 {
 	struct ibv_qp_cap cap = {.max_send_wr = 8, .max_recv_wr = 8,
 				 .max_send_sge = 1, .max_recv_sge = 1};
-	struct ut_map before[UT_MAX_MAPS], after[UT_MAX_MAPS];
 	struct ibv_qp_attr qa = {.min_rnr_timer = 0};
 	struct ibv_sge sge[2] = {
 		{(uintptr_t)c->buf + UT_SRC, 64, c->mr->lkey},
@@ -209,19 +208,16 @@ static int rnr_two_sends(struct ut_ctx *c, bool rewrite)
 	struct mlx_hw_wqe_ctrl *slot0;
 	struct ibv_wc wc;
 	struct pair p = {0};
-	uint8_t *region;
+	struct ut_qp_mem mem;
 	unsigned int seen = 0;
 	long long rnr;
-	size_t len = 0;
-	int nb, i;
+	int i;
 
-	nb = ut_uverbs_maps(before);
 	p.a = ut_qp_cap(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE, &cap);
-	region = ut_new_map(before, nb, after, ut_uverbs_maps(after), &len);
 	p.b = ut_qp_cap(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE, &cap);
 	CHECK(p.a && p.b, "create_qp: %s", strerror(errno));
-	CHECK(region && len > 4096 + sizeof(*slot0), "QP region not found");
-	slot0 = (struct mlx_hw_wqe_ctrl *)(region + 4096);
+	ut_qp_mem(p.a, &mem);
+	slot0 = (struct mlx_hw_wqe_ctrl *)mem.sq;
 	CHECK(!ut_connect(c, p.a, p.b, 7), "connect: %s", strerror(errno));
 	CHECK(!ibv_modify_qp(p.b, &qa, IBV_QP_MIN_RNR_TIMER),
 	      "RTS min_rnr_timer: %s", strerror(errno));

@@ -353,21 +353,6 @@ static int test_req_err(struct ut_ctx *c)
 	return 0;
 }
 
-/* A QP in INIT and its mmapped region (docs/prm.md 1: db page, SQ). */
-static struct ibv_qp *qp_with_region(struct ut_ctx *c, enum ibv_qp_type type,
-				     uint8_t **region)
-{
-	static struct ut_map before[UT_MAX_MAPS], after[UT_MAX_MAPS];
-	int nb = ut_uverbs_maps(before);
-	struct ibv_qp *qp = ut_qp(c, type, NULL, IBV_ACCESS_REMOTE_WRITE);
-	size_t len = 0;
-
-	*region = ut_new_map(before, nb, after, ut_uverbs_maps(after), &len);
-	if (len < 8192)
-		*region = NULL;
-	return qp;
-}
-
 /*
  * Writes a send WQE the provider would refuse straight into SQ slot 0 of
  * a fresh QP and rings: LOC_QP_OP_ERR completion, IBV_EVENT_QP_FATAL.
@@ -376,18 +361,18 @@ static int malformed_wqe(struct ut_ctx *c, enum ibv_qp_type type,
 			 uint8_t opcode, uint8_t num_sge)
 {
 	struct ibv_qp *b = ut_qp(c, type, NULL, IBV_ACCESS_REMOTE_WRITE);
-	uint8_t *region;
-	struct ibv_qp *a = qp_with_region(c, type, &region);
+	struct ibv_qp *a = ut_qp(c, type, NULL, IBV_ACCESS_REMOTE_WRITE);
 	struct mlx_hw_wqe_ctrl *ctrl;
 	volatile struct mlx_hw_qp_db *db;
+	struct ut_qp_mem mem;
 	struct ibv_wc wc;
 
-	CHECK(a && b && region, "QPs / QP mapping");
+	CHECK(a && b, "QPs: %s", strerror(errno));
 	if (ut_connect(c, a, b, 7))
 		return -1;
-	/* The current layout (docs/prm.md 1): SQ right after the db page. */
-	ctrl = (struct mlx_hw_wqe_ctrl *)(region + 4096);
-	db = (volatile struct mlx_hw_qp_db *)region;
+	ut_qp_mem(a, &mem);
+	ctrl = (struct mlx_hw_wqe_ctrl *)mem.sq;
+	db = mem.db;
 	memset(ctrl, 0, 64);
 	ctrl->wr_id = htole64(0x1234);
 	ctrl->opcode = opcode;
@@ -423,26 +408,22 @@ static int malformed_wqe(struct ut_ctx *c, enum ibv_qp_type type,
 static int malformed_rwqe(struct ut_ctx *c)
 {
 	struct ibv_qp *a = ut_qp(c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE);
-	uint8_t *region;
-	struct ibv_qp *b = qp_with_region(c, IBV_QPT_RC, &region);
+	struct ibv_qp *b = ut_qp(c, IBV_QPT_RC, NULL, IBV_ACCESS_REMOTE_WRITE);
 	struct mlx_hw_rwqe *rwqe;
-	volatile struct mlx_hw_qp_db *db;
+	struct ut_qp_mem mem;
 
-	CHECK(a && b && region, "QPs / QP mapping");
+	CHECK(a && b, "QPs: %s", strerror(errno));
 	if (ut_connect(c, a, b, 7))
 		return -1;
-	/*
-	 * Current layout (docs/prm.md 4.1): RQ after the 16 SQ slots of 64
-	 * bytes (one SGE: an atomic's 48 bytes of segments and the SGE).
-	 */
-	rwqe = (struct mlx_hw_rwqe *)(region + 4096 + 16 * 64);
+	ut_qp_mem(b, &mem);
+	CHECK(mem.rq, "b has no RQ");
+	rwqe = (struct mlx_hw_rwqe *)mem.rq;
 	memset(rwqe, 0, 32);
 	rwqe->wr_id = htole64(0x5678);
 	rwqe->num_sge = htole32(200);
 	/* The WQE before the index that publishes it. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	db = (volatile struct mlx_hw_qp_db *)region;
-	db->rq_pi = htole32(1);
+	mem.db->rq_pi = htole32(1);
 	if (ut_post_send(c, a, IBV_WR_SEND, UT_SRC, 10, 1, 0, 0) ||
 	    expect_two(c, 0x5678, IBV_WC_LOC_QP_OP_ERR, 1, IBV_WC_REM_OP_ERR,
 		       NULL, NULL) ||

@@ -64,9 +64,9 @@ static void cqe_to_wc(const struct mlx_hw_cqe *cqe, struct ibv_wc *wc)
 	wc->wr_id = le64toh(cqe->wr_id);
 	wc->status = cqe->status;
 	wc->opcode = cqe->opcode;
-	wc->vendor_err = le32toh(cqe->vendor_err);
+	wc->vendor_err = cqe->vendor_err;
 	wc->byte_len = le32toh(cqe->byte_len);
-	wc->wc_flags = le32toh(cqe->wc_flags);
+	wc->wc_flags = cqe->wc_flags;
 	if (wc->wc_flags & IBV_WC_WITH_INV)
 		wc->invalidated_rkey = le32toh(cqe->invalidated_rkey);
 	else
@@ -74,9 +74,9 @@ static void cqe_to_wc(const struct mlx_hw_cqe *cqe, struct ibv_wc *wc)
 	wc->qp_num = le32toh(cqe->qp_num);
 	wc->src_qp = le32toh(cqe->src_qp);
 	wc->pkey_index = le16toh(cqe->pkey_index);
-	wc->slid = le16toh(cqe->slid);
+	wc->slid = 0;			/* RoCE: no LIDs */
 	wc->sl = cqe->sl;
-	wc->dlid_path_bits = cqe->dlid_path_bits;
+	wc->dlid_path_bits = 0;
 }
 
 int mlx_hw_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
@@ -207,7 +207,7 @@ static enum ibv_wc_opcode cq_read_opcode(struct ibv_cq_ex *ibcq)
 
 static uint32_t cq_read_vendor_err(struct ibv_cq_ex *ibcq)
 {
-	return le32toh(to_mcq_ex(ibcq)->cur->vendor_err);
+	return to_mcq_ex(ibcq)->cur->vendor_err;
 }
 
 static uint32_t cq_read_byte_len(struct ibv_cq_ex *ibcq)
@@ -223,7 +223,7 @@ static __be32 cq_read_imm_data(struct ibv_cq_ex *ibcq)
 {
 	struct mlx_hw_cqe *cqe = to_mcq_ex(ibcq)->cur;
 
-	if (le32toh(cqe->wc_flags) & IBV_WC_WITH_INV)
+	if (cqe->wc_flags & IBV_WC_WITH_INV)
 		return (__be32)le32toh(cqe->invalidated_rkey);
 	return cqe->imm_data;
 }
@@ -240,12 +240,13 @@ static uint32_t cq_read_src_qp(struct ibv_cq_ex *ibcq)
 
 static unsigned int cq_read_wc_flags(struct ibv_cq_ex *ibcq)
 {
-	return le32toh(to_mcq_ex(ibcq)->cur->wc_flags);
+	return to_mcq_ex(ibcq)->cur->wc_flags;
 }
 
+/* RoCE has no LIDs. */
 static uint32_t cq_read_slid(struct ibv_cq_ex *ibcq)
 {
-	return le16toh(to_mcq_ex(ibcq)->cur->slid);
+	return 0;
 }
 
 static uint8_t cq_read_sl(struct ibv_cq_ex *ibcq)
@@ -255,7 +256,7 @@ static uint8_t cq_read_sl(struct ibv_cq_ex *ibcq)
 
 static uint8_t cq_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 {
-	return to_mcq_ex(ibcq)->cur->dlid_path_bits;
+	return 0;
 }
 
 /* ---- creation ---- */
@@ -282,8 +283,8 @@ static void cq_free(struct mlx_hw_cq *cq)
 }
 
 /*
- * Maps and checks a region (doorbell record at 0, ring at @ring_offset)
- * and makes it the CQ's, polling from index 0.
+ * Maps and checks a region (the ring at @ring_offset) and makes it the
+ * CQ's, polling from index 0.
  */
 static int cq_use_region(struct ibv_context *ibctx, struct mlx_hw_cq *cq,
 			 uint64_t key, uint32_t len, uint32_t ring_offset,
@@ -292,15 +293,13 @@ static int cq_use_region(struct ibv_context *ibctx, struct mlx_hw_cq *cq,
 	uint64_t ring_end = ring_offset + (uint64_t)entries * sizeof(*cq->ring);
 	void *region;
 
-	if (!entries || (entries & (entries - 1)) ||
-	    ring_offset < sizeof(*cq->db) || ring_end > len)
+	if (!entries || (entries & (entries - 1)) || ring_end > len)
 		return EPROTO;
 	region = mlx_hw_mmap_region(ibctx, key, len, 1);
 	if (!region)
 		return errno;
 	cq->region = region;
 	cq->region_len = len;
-	cq->db = region;
 	cq->ring = (struct mlx_hw_cqe *)((uint8_t *)region + ring_offset);
 	cq->entries = entries;
 	cq->log_entries = __builtin_ctz(entries);
@@ -308,13 +307,19 @@ static int cq_use_region(struct ibv_context *ibctx, struct mlx_hw_cq *cq,
 	return 0;
 }
 
-/* Maps the region the create response describes; sets the poll ops. */
+/*
+ * Maps the ring and finds the doorbell record the create response
+ * describes; sets the poll ops.
+ */
 static int cq_map(struct ibv_context *ibctx, struct mlx_hw_cq *cq,
 		  const struct mlx_hw_create_cq_resp *r)
 {
 	int ret;
 
 	mlx_hw_mem_defined(r, sizeof(*r));
+	cq->db = mlx_hw_dbrec(ibctx, r->db_key, r->db_offset);
+	if (!cq->db)
+		return errno;
 	ret = cq_use_region(ibctx, cq, r->mmap_key, r->mmap_len,
 			    r->ring_offset, r->entries);
 	if (ret)
@@ -407,9 +412,9 @@ err:
  * Resizing (docs/prm.md, "Resizing a CQ"): under the CQ lock, so nothing
  * polls or arms meanwhile, the kernel copies the unpolled CQEs to the start
  * of a new ring and the response names its region; we switch to it (ci
- * restarts at 0) and drop the old mapping.  If mapping the new region
- * fails after the kernel switched, the CQ is unusable (ENOMEM-class
- * error returned; only destroy is left).
+ * restarts at 0, in the same doorbell record) and drop the old mapping.
+ * If mapping the new region fails after the kernel switched, the CQ is
+ * unusable (ENOMEM-class error returned; only destroy is left).
  */
 int mlx_hw_resize_cq(struct ibv_cq *ibcq, int cqe)
 {

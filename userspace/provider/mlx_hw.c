@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "mlx_hw.h"
 
@@ -97,6 +98,46 @@ void *mlx_hw_mmap_region(struct ibv_context *ibctx, uint64_t key, size_t len,
 	if (p == MAP_FAILED)
 		return NULL;
 	return p;
+}
+
+void *mlx_hw_dbrec(struct ibv_context *ibctx, uint64_t key, uint32_t offset)
+{
+	struct mlx_hw_context *ctx = to_mctx(ibctx);
+	size_t page_size = sysconf(_SC_PAGESIZE);
+	struct mlx_hw_dbpage *pages;
+	void *addr = NULL;
+	unsigned int i;
+
+	if (offset % MLX_HW_DBREC_SIZE || offset >= page_size) {
+		errno = EPROTO;
+		return NULL;
+	}
+	pthread_mutex_lock(&ctx->dbpage_lock);
+	for (i = 0; i < ctx->n_dbpages; i++) {
+		if (ctx->dbpages[i].key == key) {
+			addr = ctx->dbpages[i].addr;
+			goto out;
+		}
+	}
+	if (ctx->n_dbpages == ctx->max_dbpages) {
+		unsigned int max = ctx->max_dbpages ? 2 * ctx->max_dbpages : 8;
+
+		pages = realloc(ctx->dbpages, max * sizeof(*pages));
+		if (!pages) {
+			errno = ENOMEM;
+			goto out;
+		}
+		ctx->dbpages = pages;
+		ctx->max_dbpages = max;
+	}
+	addr = mlx_hw_mmap_region(ibctx, key, page_size, 1);
+	if (addr) {
+		ctx->dbpages[ctx->n_dbpages].key = key;
+		ctx->dbpages[ctx->n_dbpages++].addr = addr;
+	}
+out:
+	pthread_mutex_unlock(&ctx->dbpage_lock);
+	return addr ? (uint8_t *)addr + offset : NULL;
 }
 
 static int mlx_hw_query_device_ex(struct ibv_context *ibctx,
@@ -370,6 +411,7 @@ static struct ibv_context *mlx_hw_alloc_context(struct ibv_device *device,
 	ctx->db_entries = resp.db_ring_entries;
 	ctx->db_ring_size = resp.db_ring_size;
 	ctx->max_inline_data = resp.max_inline_data;
+	pthread_mutex_init(&ctx->dbpage_lock, NULL);
 	ibx_set_context_ops(&ctx->vctx, &mlx_hw_ops);
 	return &ctx->vctx.context;
 
@@ -382,7 +424,13 @@ err:
 static void mlx_hw_free_context(struct ibv_context *ibctx)
 {
 	struct mlx_hw_context *ctx = to_mctx(ibctx);
+	size_t page_size = sysconf(_SC_PAGESIZE);
+	unsigned int i;
 
+	for (i = 0; i < ctx->n_dbpages; i++)
+		munmap(ctx->dbpages[i].addr, page_size);
+	free(ctx->dbpages);
+	pthread_mutex_destroy(&ctx->dbpage_lock);
 	munmap(ctx->db_ring, ctx->db_ring_size);
 	munmap((void *)ctx->engine, ctx->engine_page_size);
 	ibx_free_context(ibctx);

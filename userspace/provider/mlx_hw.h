@@ -40,6 +40,16 @@ struct mlx_hw_context {
 	uint32_t db_entries;		/* power of two */
 	size_t db_ring_size;		/* length of that mapping */
 	uint32_t max_inline_data;	/* device limit, from GET_CONTEXT */
+	/* Pages of doorbell records (PRM 1.2), each mapped once. */
+	pthread_mutex_t dbpage_lock;	/* protects the three below */
+	struct mlx_hw_dbpage *dbpages;	/* mapped pages, by mmap key */
+	unsigned int n_dbpages, max_dbpages;
+};
+
+/* A page of doorbell records: the kernel never reuses its key. */
+struct mlx_hw_dbpage {
+	uint64_t key;
+	void *addr;
 };
 
 struct mlx_hw_cq {
@@ -49,9 +59,9 @@ struct mlx_hw_cq {
 	};
 	pthread_spinlock_t lock;	/* serialises pollers of this CQ */
 	int single_threaded;		/* IBV_CREATE_CQ_ATTR_SINGLE_THREADED */
-	void *region;			/* doorbell page + CQE ring mapping */
+	void *region;			/* CQE ring mapping */
 	size_t region_len;
-	struct mlx_hw_cq_db *db;	/* at offset 0 of region */
+	struct mlx_hw_cq_db *db;	/* in a shared doorbell page */
 	struct mlx_hw_cqe *ring;	/* entries CQEs */
 	uint32_t entries;		/* power of two */
 	uint32_t log_entries;		/* log2(entries), for the owner rule */
@@ -87,9 +97,9 @@ struct mlx_hw_sq_wqe {
 
 struct mlx_hw_qp {
 	struct verbs_qp vqp;		/* ibv_qp / ibv_qp_ex; must be first */
-	void *region;			/* doorbell page + rings mapping */
+	void *region;			/* SQ + RQ mapping */
 	size_t region_len;
-	struct mlx_hw_qp_db *db;	/* at offset 0 of region */
+	struct mlx_hw_qp_db *db;	/* in a shared doorbell page */
 	struct mlx_hw_wq sq;
 	struct mlx_hw_wq rq;		/* wqe_cnt == 0 when an SRQ is used */
 	uint32_t max_inline_data;	/* per-WQE inline limit of this QP */
@@ -101,7 +111,7 @@ struct mlx_hw_qp {
 
 struct mlx_hw_srq {
 	struct verbs_srq vsrq;		/* must be first */
-	void *region;			/* doorbell page + ring mapping */
+	void *region;			/* receive ring mapping */
 	size_t region_len;
 	struct mlx_hw_wq wq;		/* the receive ring */
 	uint32_t srqn;
@@ -158,9 +168,14 @@ void mlx_hw_kick_engine(struct ibv_context *ibctx);
 void mlx_hw_ring_doorbell(struct ibv_context *ibctx, uint32_t kind,
 			  uint32_t num);
 
-/* Maps a queue's region (doorbell page + rings) from the cmd fd. */
+/* Maps a queue's region (its rings) from the cmd fd. */
 void *mlx_hw_mmap_region(struct ibv_context *ibctx, uint64_t key, size_t len,
 			 int writable);
+/*
+ * The doorbell record at @offset of the page under @key, mapping the page
+ * on first use; NULL with errno set.
+ */
+void *mlx_hw_dbrec(struct ibv_context *ibctx, uint64_t key, uint32_t offset);
 
 /* Writes @wr into the next free slot of receive ring @wq (lock held). */
 int mlx_hw_write_rwqe(struct mlx_hw_wq *wq, const struct ibv_recv_wr *wr);

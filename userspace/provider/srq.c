@@ -17,15 +17,16 @@ static int srq_map(struct ibv_context *ibctx, struct mlx_hw_srq *srq,
 
 	mlx_hw_mem_defined(r, sizeof(*r));
 	if (!r->wqe_cnt || (r->wqe_cnt & (r->wqe_cnt - 1)) ||
-	    r->stride < sizeof(struct mlx_hw_rwqe) ||
-	    (r->stride % 16) || r->ring_offset < sizeof(*db) ||
+	    r->stride < sizeof(struct mlx_hw_rwqe) || (r->stride % 16) ||
 	    r->ring_offset + (uint64_t)r->wqe_cnt * r->stride > r->mmap_len)
 		return EPROTO;
+	db = mlx_hw_dbrec(ibctx, r->db_key, r->db_offset);
+	if (!db)
+		return errno;
 	base = mlx_hw_mmap_region(ibctx, r->mmap_key,
 				  r->mmap_len, 1);
 	if (!base)
 		return errno;
-	db = (struct mlx_hw_srq_db *)base;
 	srq->region = base;
 	srq->region_len = r->mmap_len;
 	srq->srqn = r->srqn;
@@ -118,18 +119,16 @@ struct ibv_srq *mlx_hw_create_srq_ex(struct ibv_context *ibctx,
 
 /*
  * Moves the ring to the region a resize returned (PRM 5.1): the kernel
- * copied the WQEs not yet taken to the start of the new ring and set its
- * pi, from which our producer index restarts.
+ * copied the WQEs not yet taken to the start of the new ring and set pi
+ * in the doorbell record, which stays; our producer index restarts there.
  */
 static int srq_use_region(struct ibv_context *ibctx, struct mlx_hw_srq *srq,
 			  const struct mlx_hw_resize_srq_resp *r)
 {
-	struct mlx_hw_srq_db *db;
 	uint8_t *base;
 
 	mlx_hw_mem_defined(r, sizeof(*r));
 	if (!r->wqe_cnt || (r->wqe_cnt & (r->wqe_cnt - 1)) ||
-	    r->ring_offset < sizeof(*db) ||
 	    r->ring_offset + (uint64_t)r->wqe_cnt * srq->wq.stride >
 	    r->mmap_len)
 		return EPROTO;
@@ -137,13 +136,10 @@ static int srq_use_region(struct ibv_context *ibctx, struct mlx_hw_srq *srq,
 	if (!base)
 		return errno;
 	munmap(srq->region, srq->region_len);
-	db = (struct mlx_hw_srq_db *)base;
 	srq->region = base;
 	srq->region_len = r->mmap_len;
 	srq->wq.buf = base + r->ring_offset;
 	srq->wq.wqe_cnt = r->wqe_cnt;
-	srq->wq.db_pi = &db->pi;
-	srq->wq.db_ci = &db->ci;
 	srq->wq.pi = le32toh(*srq->wq.db_pi);
 	return 0;
 }

@@ -20,7 +20,6 @@ static int ring_ok(uint32_t offset, uint32_t cnt, uint32_t stride,
 	if (!cnt)
 		return 1;
 	return !(cnt & (cnt - 1)) && stride && !(stride % 16) &&
-	       offset >= sizeof(struct mlx_hw_qp_db) &&
 	       offset + (uint64_t)cnt * stride <= len;
 }
 
@@ -49,7 +48,10 @@ static void qp_free(struct mlx_hw_qp *qp)
 	free(qp);
 }
 
-/* Maps the region described by the create response; caps are the actual. */
+/*
+ * Maps the rings and finds the doorbell record the create response
+ * describes; caps are the actual.
+ */
 static int qp_map(struct ibv_context *ibctx, struct mlx_hw_qp *qp,
 		  const struct mlx_hw_create_qp_resp *r,
 		  const struct ibv_qp_cap *cap)
@@ -61,13 +63,15 @@ static int qp_map(struct ibv_context *ibctx, struct mlx_hw_qp *qp,
 	    !ring_ok(r->sq_offset, r->sq_wqe_cnt, r->sq_stride, r->mmap_len) ||
 	    !ring_ok(r->rq_offset, r->rq_wqe_cnt, r->rq_stride, r->mmap_len))
 		return EPROTO;
+	qp->db = mlx_hw_dbrec(ibctx, r->db_key, r->db_offset);
+	if (!qp->db)
+		return errno;
 	base = mlx_hw_mmap_region(ibctx, r->mmap_key,
 				  r->mmap_len, 1);
 	if (!base)
 		return errno;
 	qp->region = base;
 	qp->region_len = r->mmap_len;
-	qp->db = (struct mlx_hw_qp_db *)base;
 
 	qp->sq.buf = base + r->sq_offset;
 	qp->sq.wqe_cnt = r->sq_wqe_cnt;

@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define MLX_HW_ABI_VERSION	3	/* 3: strides of 16-byte multiples */
+#define MLX_HW_ABI_VERSION	4	/* 4: shared doorbell pages, 32-byte CQE */
 
 /* ---------------- the engine's wake-up handshake ---------------- */
 
@@ -98,11 +98,17 @@ struct mlx_hw_db_ring {
 /* ---------------- doorbell records ---------------- */
 
 /*
- * Every queue object is one mmap region: a 4 KiB doorbell page at offset 0,
- * then its ring(s) at the offsets the create response gives.  Fields marked
- * "user" are written by the provider only, "engine" by the device only.
- * All indices are free-running 32-bit counters (ring slot = index & (n-1)).
+ * Each queue object has a doorbell record of MLX_HW_DBREC_SIZE bytes (one
+ * cache line, so that two objects' indices never share one) in a page the
+ * objects of its context share: the create response gives the page's mmap
+ * key (db_key) and the record's offset in it (db_offset).  The rings are a
+ * separate mapping (mmap_key), starting at the offsets the response gives.
+ * Fields marked "user" are written by the provider only, "engine" by the
+ * device only.  All indices are free-running 32-bit counters (ring slot =
+ * index & (n-1)).
  */
+#define MLX_HW_DBREC_SIZE	64
+
 struct mlx_hw_qp_db {
 	__le32 sq_pi;		/* user: next SQ WQE index to be written */
 	__le32 rq_pi;		/* user: next RQ WQE index to be written */
@@ -256,6 +262,11 @@ struct mlx_hw_rwqe {
 #define MLX_HW_CQE_SL_L3_IPV4	0x2	/* an IPv4 header in bytes 20..39 */
 #define MLX_HW_CQE_SL_ROCE_UDP	0x8	/* UDP-encapsulated: RoCEv2 */
 
+/*
+ * 32 bytes.  RoCE has no LIDs, so a CQE has no slid or dlid_path_bits
+ * (the provider reports 0); vendor_err is 8 bits, as a ConnectX's
+ * vendor syndrome is.
+ */
 struct mlx_hw_cqe {
 	__le64 wr_id;
 	__le32 byte_len;
@@ -265,15 +276,12 @@ struct mlx_hw_cqe {
 	};
 	__le32 qp_num;
 	__le32 src_qp;
-	__le32 wc_flags;	/* IBV_WC_GRH | IBV_WC_WITH_IMM | IBV_WC_WITH_INV */
 	__le16 pkey_index;
-	__le16 slid;
 	__u8 opcode;
 	__u8 status;
+	__u8 wc_flags;		/* IBV_WC_GRH | IBV_WC_WITH_IMM | IBV_WC_WITH_INV */
 	__u8 sl;
-	__u8 dlid_path_bits;
-	__le32 vendor_err;
-	__u8 reserved[3];
+	__u8 vendor_err;
 	/*
 	 * Bit 0 flips on every pass over the ring.  The engine writes the
 	 * CQE at index i with owner = 1 ^ ((i >> log2(entries)) & 1), after
@@ -299,17 +307,20 @@ struct mlx_hw_alloc_ucontext_resp {
 };
 
 struct mlx_hw_create_cq_resp {
-	__aligned_u64 mmap_key;		/* mmap offset of doorbell page + ring */
+	__aligned_u64 mmap_key;		/* mmap offset of the CQE ring */
 	__u32 mmap_len;
 	__u32 cqn;
 	__u32 ring_offset;		/* of the CQE ring within the region */
 	__u32 entries;			/* power of two */
+	__aligned_u64 db_key;		/* mmap offset of the doorbell page */
+	__u32 db_offset;		/* of the doorbell record in it */
+	__u32 reserved;
 };
 
 /*
- * RESIZE_CQ: a new region (doorbell page + ring) replaces the old one; the
- * CQEs not yet polled were copied to indices 0.. of the new ring and its
- * doorbell record restarts with ci = 0 (docs/prm.md, "Resizing a CQ").
+ * RESIZE_CQ: a new ring region replaces the old one; the CQEs not yet
+ * polled were copied to indices 0.. of the new ring, and the doorbell
+ * record, which stays, restarts with ci = 0 (docs/prm.md, "Resizing a CQ").
  */
 struct mlx_hw_resize_cq_resp {
 	__aligned_u64 mmap_key;		/* mmap offset of the new region */
@@ -320,15 +331,18 @@ struct mlx_hw_resize_cq_resp {
 };
 
 struct mlx_hw_create_qp_resp {
-	__aligned_u64 mmap_key;		/* mmap offset of doorbell page + rings */
+	__aligned_u64 mmap_key;		/* mmap offset of the rings */
 	__u32 mmap_len;
 	__u32 sq_offset;
 	__u32 sq_wqe_cnt;		/* power of two */
-	__u32 sq_stride;		/* bytes, power of two */
+	__u32 sq_stride;		/* bytes, a multiple of 16 */
 	__u32 rq_offset;
 	__u32 rq_wqe_cnt;		/* power of two; 0 with an SRQ */
 	__u32 rq_stride;
 	__u32 max_inline_data;
+	__aligned_u64 db_key;		/* mmap offset of the doorbell page */
+	__u32 db_offset;		/* of the doorbell record in it */
+	__u32 reserved;
 };
 
 /*
@@ -355,7 +369,8 @@ struct mlx_hw_create_srq_resp {
 	__u32 ring_offset;
 	__u32 wqe_cnt;
 	__u32 stride;
-	__u32 reserved;
+	__u32 db_offset;		/* of the doorbell record in its page */
+	__aligned_u64 db_key;		/* mmap offset of the doorbell page */
 };
 
 #endif /* MLX_HW_ABI_H */
