@@ -214,11 +214,13 @@ struct mlx_hw_dbrec_page {
 	DECLARE_BITMAP(used, MLX_HW_DBRECS_PER_PAGE);	/* records taken */
 };
 
-/* An object's doorbell record: in a context's page, or a kernel object's. */
+/*
+ * An object's doorbell record: in a context's page, or a kernel object's.
+ * Two pointers only: a CQ stays a kmalloc-192 object.
+ */
 struct mlx_hw_dbrec {
 	void *vaddr;			/* the MLX_HW_DBREC_SIZE bytes */
 	struct mlx_hw_dbrec_page *page;	/* NULL: kzalloc'd, never mapped */
-	unsigned int slot;		/* index of the record in page */
 };
 
 /* Private bookkeeping common to objects the engine looks up by number. */

@@ -212,7 +212,6 @@ int mlx_hw_dbrec_alloc(struct mlx_hw_ucontext *uctx, struct mlx_hw_dbrec *rec)
 
 	if (!uctx) {
 		rec->page = NULL;
-		rec->slot = 0;
 		rec->vaddr = kzalloc(MLX_HW_DBREC_SIZE, GFP_KERNEL);
 		return rec->vaddr ? 0 : -ENOMEM;
 	}
@@ -232,11 +231,15 @@ found:
 	__set_bit(slot, page->used);
 	mutex_unlock(&uctx->dbrec_lock);
 	rec->page = page;
-	rec->slot = slot;
 	rec->vaddr = page->region->vaddr + slot * MLX_HW_DBREC_SIZE;
 	/* A freed record may hold the indices of the object before. */
 	memset(rec->vaddr, 0, MLX_HW_DBREC_SIZE);
 	return 0;
+}
+
+static u32 mlx_hw_dbrec_offset(const struct mlx_hw_dbrec *rec)
+{
+	return rec->vaddr - rec->page->region->vaddr;
 }
 
 /* After the engine let go of the object: nothing writes the record now. */
@@ -247,7 +250,8 @@ void mlx_hw_dbrec_free(struct mlx_hw_ucontext *uctx, struct mlx_hw_dbrec *rec)
 		return;
 	}
 	mutex_lock(&uctx->dbrec_lock);
-	__clear_bit(rec->slot, rec->page->used);
+	__clear_bit(mlx_hw_dbrec_offset(rec) / MLX_HW_DBREC_SIZE,
+		    rec->page->used);
 	mutex_unlock(&uctx->dbrec_lock);
 }
 
@@ -256,5 +260,5 @@ void mlx_hw_dbrec_resp(const struct mlx_hw_dbrec *rec, __u64 *key,
 		       __u32 *offset)
 {
 	*key = rec->page ? rec->page->key : 0;
-	*offset = rec->slot * MLX_HW_DBREC_SIZE;
+	*offset = rec->page ? mlx_hw_dbrec_offset(rec) : 0;
 }
