@@ -86,9 +86,12 @@ static int map_region(struct ctx *c, struct raw_queue *q, uint64_t key,
 static void *map_dbrec(struct ctx *c, uint8_t **page, uint64_t key,
 		       uint32_t offset)
 {
+	*page = NULL;
+	if (offset >= 4096)
+		return NULL;
 	*page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd,
 		     key);
-	if (*page == MAP_FAILED || offset >= 4096) {
+	if (*page == MAP_FAILED) {
 		*page = NULL;
 		return NULL;
 	}
@@ -421,14 +424,12 @@ void test_counts(void)
 		      "resize: cqe %u entries %u", rr.r.cqe, rr.d.entries);
 		if (cq_db &&
 		    !map_region(&c, &ring, rr.d.mmap_key, rr.d.mmap_len)) {
-			struct mlx_hw_cq_db *db = cq_db;
-
 			cqe = (void *)(ring.region + rr.d.ring_offset);
-			VERIFY(le32toh(db->ci) == 0 && le32toh(db->pi) == 2 &&
+			VERIFY(le32toh(cq_db->ci) == 0 && le32toh(cq_db->pi) == 2 &&
 			      cqe[0].owner == 1 && cqe[1].owner == 1 &&
 			      cqe[2].owner == 0,
 			      "new ring: ci %u pi %u owners %u %u %u",
-			      le32toh(db->ci), le32toh(db->pi), cqe[0].owner,
+			      le32toh(cq_db->ci), le32toh(cq_db->pi), cqe[0].owner,
 			      cqe[1].owner, cqe[2].owner);
 			VERIFY(le64toh(cqe[0].wr_id) + le64toh(cqe[1].wr_id) ==
 			      107 && !cqe[0].status && !cqe[1].status,
