@@ -787,6 +787,8 @@ void mlx_hw_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb);
 /* resp.c */
 void mlx_hw_responder(struct mlx_hw_qp *qp);
 void mlx_hw_resp_reset(struct mlx_hw_qp *qp);
+struct mlx_hw_res *mlx_hw_resp_res_replace(struct mlx_hw_qp *qp,
+					   struct mlx_hw_res *table, u32 cnt);
 bool mlx_hw_resp_flush(struct mlx_hw_qp *qp);
 
 /* send_window.c */

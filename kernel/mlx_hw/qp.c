@@ -582,6 +582,9 @@ static void mlx_hw_qp_reset(struct mlx_hw_qp *qp)
 	qp->rq_ci = 0;
 	qp->db_corrupt = false;
 	qp->last_wqe_reached = false;
+	/* RTR allocates them again (mlx_hw_qp_new_res). */
+	kfree(qp->resp.res);
+	qp->resp.res = NULL;
 	mlx_hw_apm_reset(qp);
 	memset(qp->db, 0, sizeof(*qp->db));
 }
@@ -615,9 +618,6 @@ static void mlx_hw_qp_copy_attr(struct mlx_hw_qp *qp,
 		WRITE_ONCE(qp->timeout, attr->timeout & 0x1f);
 	if (mask & IBX_QP_MAX_QP_RD_ATOMIC)
 		qp->max_rd_atomic = attr->max_rd_atomic;
-	/* Resources for max_dest_rd_atomic READ/atomics, at least one. */
-	if (mask & IBX_QP_MAX_DEST_RD_ATOMIC)
-		qp->resp.res_cnt = max_t(u32, 1, attr->max_dest_rd_atomic);
 	if (!(mask & (IBX_QP_AV | IBX_QP_DEST_QPN)))
 		return;
 	/* recv.c compares packets with the path meanwhile: a write section. */
@@ -630,10 +630,42 @@ static void mlx_hw_qp_copy_attr(struct mlx_hw_qp *qp,
 	mlx_hw_path_write_end(qp);
 }
 
+/*
+ * The responder resources a modify_qp leaves the QP with (IBA 9.7.5.1.5):
+ * max_dest_rd_atomic of them, at least one, for a reliable QP once it is
+ * in RTR, RTS or SQD, where the responder runs (an XRC INI QP too, for a
+ * request misrouted to it).  Returns a new table to put in place, NULL if
+ * the QP keeps what it has, or an ERR_PTR; @cnt gets the size.  Allocated
+ * here, so that the data path never allocates and never lacks them.
+ * ctrl_lock held.
+ */
+static struct mlx_hw_res *mlx_hw_qp_new_res(struct mlx_hw_qp *qp,
+					    const struct ibx_qp_attr *attr,
+					    u32 mask, u32 *cnt)
+{
+	int next = (mask & IBX_QP_STATE) ? attr->qp_state :
+					   READ_ONCE(qp->state);
+	struct mlx_hw_res *res;
+
+	lockdep_assert_held(&qp->ctrl_lock);
+	*cnt = (mask & IBX_QP_MAX_DEST_RD_ATOMIC) ?
+	       max_t(u32, 1, attr->max_dest_rd_atomic) : qp->resp.res_cnt;
+	if (!mlx_hw_qp_reliable(qp->ibx.qp_type) || next == IBX_QPS_RESET)
+		return NULL;
+	/* A table the QP has keeps its size in every state. */
+	if (qp->resp.res ? *cnt == qp->resp.res_cnt :
+	    next != IBX_QPS_RTR && next != IBX_QPS_RTS && next != IBX_QPS_SQD)
+		return NULL;
+	res = kcalloc(*cnt, sizeof(*res), GFP_KERNEL);
+	return res ?: ERR_PTR(-ENOMEM);
+}
+
 int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 		     u32 mask, struct ibx_udata *udata)
 {
 	struct mlx_hw_qp *qp = to_mqp(ibqp);
+	struct mlx_hw_res *res = NULL;
+	u32 res_cnt;
 	int err = 0;
 
 	if ((mask & IBX_QP_PATH_MTU) &&
@@ -666,6 +698,16 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 	err = mlx_hw_apm_check(qp, attr, mask);
 	if (err)
 		goto out;
+	res = mlx_hw_qp_new_res(qp, attr, mask, &res_cnt);
+	if (IS_ERR(res)) {
+		err = PTR_ERR(res);
+		res = NULL;
+		goto out;
+	}
+	if (res)
+		res = mlx_hw_resp_res_replace(qp, res, res_cnt);
+	else
+		qp->resp.res_cnt = res_cnt;
 	mlx_hw_qp_copy_attr(qp, attr, mask);
 	mlx_hw_apm_modify(qp, attr, mask);
 	if (mask & IBX_QP_STATE) {
@@ -687,6 +729,7 @@ int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 out:
 	mlx_hw_qp_resume(qp);
 	mutex_unlock(&qp->ctrl_lock);
+	kfree(res);	/* the table replaced */
 	mlx_hw_qp_schedule(qp);
 	return err;
 }

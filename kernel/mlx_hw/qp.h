@@ -317,8 +317,14 @@ struct mlx_hw_resp_side {
 	 */
 	struct mlx_hw_srq *xsrq;
 	u32 xrc_srqn;
-	/* READ and atomic resources, a ring of max_dest_rd_atomic. */
-	struct mlx_hw_res res[MLX_HW_MAX_RD_ATOM];
+	/*
+	 * READ and atomic resources, a ring of res_cnt: allocated by
+	 * modify_qp, sized to max_dest_rd_atomic, before a reliable QP
+	 * enters RTR (the responder runs only in RTR, RTS and SQD, so it
+	 * always has them there); freed at RESET.  NULL before, and for
+	 * the QP types that answer no READ or atomic.
+	 */
+	struct mlx_hw_res *res;
 	u32 res_next;			/* slot the next request takes */
 	u32 res_cnt;			/* ring size, >= 1 */
 	struct mlx_hw_res *read;	/* READ whose responses are going out */

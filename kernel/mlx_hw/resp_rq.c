@@ -235,7 +235,36 @@ void mlx_hw_resp_reset(struct mlx_hw_qp *qp)
 		r->odp_fault = MLX_HW_ODP_FAULT_IDLE;
 	r->msn = 0;
 	r->res_next = 0;
-	memset(r->res, 0, sizeof(r->res));
+	if (r->res)
+		memset(r->res, 0, r->res_cnt * sizeof(*r->res));
+}
+
+/*
+ * Puts @table, @cnt responder resources, in place of the QP's and returns
+ * the old table for the caller to free.  A new size (max_dest_rd_atomic
+ * changed in SQD) keeps the newest resources that fit, so that duplicates
+ * of the requests they answered are still answered, and the READ whose
+ * responses are going out if it is among them.  Both sides paused.
+ */
+struct mlx_hw_res *mlx_hw_resp_res_replace(struct mlx_hw_qp *qp,
+					   struct mlx_hw_res *table, u32 cnt)
+{
+	struct mlx_hw_resp_side *r = &qp->resp;
+	struct mlx_hw_res *old = r->res, *read = r->read;
+	u32 keep = old ? min(cnt, r->res_cnt) : 0, i, from;
+
+	r->read = NULL;
+	for (i = 0; i < keep; i++) {
+		/* The ring's newest @keep, oldest first. */
+		from = (r->res_next + r->res_cnt - keep + i) % r->res_cnt;
+		table[i] = old[from];
+		if (read == &old[from])
+			r->read = &table[i];
+	}
+	r->res = table;
+	r->res_cnt = cnt;
+	r->res_next = keep % cnt;
+	return old;
 }
 
 /* XRC TGT: the WQE of a message in progress goes back to its SRQ's CQ. */
