@@ -51,7 +51,8 @@ static void mlx_hw_path_from_attr(struct mlx_hw_path *path,
  */
 static bool mlx_hw_apm_switch(struct mlx_hw_qp *qp)
 {
-	struct mlx_hw_path alt = qp->alt;
+	/* ARMED, so an alternate path was loaded: qp->alt is there. */
+	struct mlx_hw_path alt = *qp->alt;
 
 	lockdep_assert_held(&qp->path_lock);
 	if (mlx_hw_path_resolve(qp, &alt)) {
@@ -65,7 +66,7 @@ static bool mlx_hw_apm_switch(struct mlx_hw_qp *qp)
 	qp->pkey_index = alt.pkey_index;
 	qp->port = alt.port;
 	WRITE_ONCE(qp->timeout, alt.timeout);
-	qp->alt = alt;
+	*qp->alt = alt;
 	WRITE_ONCE(qp->mig_state, IBX_MIG_MIGRATED);
 	mlx_hw_qp_dbg(qp, "apm: migrated\n");
 	ibx_qp_event(&qp->ibx, IBX_EVENT_PATH_MIG);
@@ -74,19 +75,21 @@ static bool mlx_hw_apm_switch(struct mlx_hw_qp *qp)
 
 /*
  * The checks of a modify_qp that loads an alternate path or sets the
- * migration state, before anything changes; both sides paused.  The core
- * has checked the transition table and the value (MIGRATED or REARM).
+ * migration state, before anything changes.  The core has checked the
+ * transition table and the value (MIGRATED or REARM).
  */
-int mlx_hw_apm_check(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
-		     u32 mask)
+static int mlx_hw_apm_check_attr(struct mlx_hw_qp *qp,
+				 const struct ibx_qp_attr *attr, u32 mask)
 {
-	struct mlx_hw_path alt = qp->alt;
+	struct mlx_hw_path alt = {};
 	int next;
 
 	if (!(mask & (IBX_QP_ALT_PATH | IBX_QP_PATH_MIG_STATE)))
 		return 0;
 	if (!mlx_hw_qp_has_paths(qp->ibx.qp_type))
 		return -EINVAL;
+	if (qp->alt)
+		alt = *qp->alt;
 	if (mask & IBX_QP_ALT_PATH) {
 		if (attr->alt_port_num != 1 ||
 		    attr->alt_ah_attr.sgid_index >= IBX_GID_TABLE_LEN)
@@ -115,6 +118,30 @@ int mlx_hw_apm_check(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
 	}
 }
 
+/*
+ * mlx_hw_apm_check_attr(), and the alternate path's memory when this is
+ * the first to load one (it stays until the QP is destroyed, even if a
+ * later check fails); both sides paused.
+ */
+int mlx_hw_apm_check(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
+		     u32 mask)
+{
+	struct mlx_hw_path *alt;
+	int err = mlx_hw_apm_check_attr(qp, attr, mask);
+
+	if (err || !(mask & IBX_QP_ALT_PATH) || qp->alt)
+		return err;
+	alt = kzalloc(sizeof(*alt), GFP_KERNEL);
+	if (!alt)
+		return -ENOMEM;
+	/*
+	 * Before has_alt can be set, in the path write section of
+	 * mlx_hw_apm_modify(); readers check for NULL all the same.
+	 */
+	WRITE_ONCE(qp->alt, alt);
+	return 0;
+}
+
 /* What a checked modify_qp changes here; both sides paused. */
 void mlx_hw_apm_modify(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
 		       u32 mask)
@@ -124,8 +151,8 @@ void mlx_hw_apm_modify(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
 		qp->pkey_index = attr->pkey_index;
 	if (mask & IBX_QP_PORT)
 		qp->port = attr->port_num;
-	if (mask & IBX_QP_ALT_PATH) {
-		mlx_hw_path_from_attr(&qp->alt, attr);
+	if (mask & IBX_QP_ALT_PATH) {	/* qp->alt is there: apm_check */
+		mlx_hw_path_from_attr(qp->alt, attr);
 		WRITE_ONCE(qp->has_alt, true);
 	}
 	/*
@@ -134,7 +161,7 @@ void mlx_hw_apm_modify(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
 	 * alternate paths to the consumer).
 	 */
 	if (qp->has_alt && (mask & (IBX_QP_ALT_PATH | IBX_QP_DEST_QPN)))
-		mlx_hw_path_resolve(qp, &qp->alt);
+		mlx_hw_path_resolve(qp, qp->alt);
 	if (mask & IBX_QP_PATH_MIG_STATE) {
 		if (attr->path_mig_state == IBX_MIG_MIGRATED) {
 			mlx_hw_apm_switch(qp);
@@ -154,7 +181,8 @@ void mlx_hw_apm_reset(struct mlx_hw_qp *qp)
 	WRITE_ONCE(qp->mig_state, IBX_MIG_MIGRATED);
 	WRITE_ONCE(qp->has_alt, false);
 	qp->mig_flags = 0;
-	memset(&qp->alt, 0, sizeof(qp->alt));
+	if (qp->alt)
+		memset(qp->alt, 0, sizeof(*qp->alt));
 	mlx_hw_path_write_end(qp);
 }
 
@@ -162,13 +190,14 @@ void mlx_hw_apm_reset(struct mlx_hw_qp *qp)
 static void mlx_hw_apm_match(struct mlx_hw_qp *qp, const union ibx_gid *sgid,
 			     bool *primary, bool *alt)
 {
+	const struct mlx_hw_path *path = READ_ONCE(qp->alt);
 	unsigned int seq;
 
 	do {
 		seq = read_seqcount_begin(&qp->path_seq);
 		*primary = !memcmp(sgid, &qp->av.dgid, sizeof(*sgid));
-		*alt = READ_ONCE(qp->has_alt) &&
-		       !memcmp(sgid, &qp->alt.av.dgid, sizeof(*sgid));
+		*alt = path && READ_ONCE(qp->has_alt) &&
+		       !memcmp(sgid, &path->av.dgid, sizeof(*sgid));
 	} while (read_seqcount_retry(&qp->path_seq, seq));
 }
 
@@ -261,10 +290,10 @@ void mlx_hw_query_qp(struct ibx_qp *ibqp, struct ibx_qp_attr *attr)
 	attr->port_num = qp->port;
 	attr->timeout = qp->timeout;
 	if (qp->has_alt) {
-		attr->alt_ah_attr = qp->alt.ah;
-		attr->alt_pkey_index = qp->alt.pkey_index;
-		attr->alt_port_num = qp->alt.port;
-		attr->alt_timeout = qp->alt.timeout;
+		attr->alt_ah_attr = qp->alt->ah;
+		attr->alt_pkey_index = qp->alt->pkey_index;
+		attr->alt_port_num = qp->alt->port;
+		attr->alt_timeout = qp->alt->timeout;
 	}
 	spin_unlock_bh(&qp->path_lock);
 }

@@ -768,4 +768,5 @@ void mlx_hw_destroy_qp(struct ibx_qp *ibqp)
 	}
 	mlx_hw_dbrec_free(mlx_hw_uctx(ibqp->uctx), &qp->dbrec);
 	mlx_hw_qp_free_bufs(qp);
+	kfree(qp->alt);		/* kept across RESET (qp.h) */
 }

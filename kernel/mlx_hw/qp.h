@@ -396,8 +396,11 @@ struct mlx_hw_qp {
 
 	/*
 	 * The paths: the primary (ah, av, pkey_index, port, timeout) and
-	 * the alternate of Automatic Path Migration (IBA 17.2.8, apm.c).
-	 * They change under path_lock, inside a path_seq write section:
+	 * the alternate of Automatic Path Migration (IBA 17.2.8, apm.c),
+	 * allocated when a modify_qp first loads one and kept until the QP
+	 * is destroyed, so that a reader never sees it go (RESET only
+	 * clears has_alt).  They change under path_lock, inside a path_seq
+	 * write section:
 	 * modify_qp, and a migration, which either side may make.  The data
 	 * path reads them by copying within a path_seq read section
 	 * (mlx_hw_qp_av()); timeout alone is read with READ_ONCE.  recv.c
@@ -410,7 +413,7 @@ struct mlx_hw_qp {
 	int mig_state;			/* enum ibx_mig_state, READ/WRITE_ONCE */
 	bool has_alt;			/* an alternate path since RESET */
 	unsigned long mig_flags;	/* MLX_HW_MIG_* bits */
-	struct mlx_hw_path alt;		/* the alternate path */
+	struct mlx_hw_path *alt;	/* the alternate path, or NULL */
 
 	/*
 	 * Memory resolved and released within one call, never held across
