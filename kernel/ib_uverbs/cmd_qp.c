@@ -35,8 +35,20 @@ static void ibx_qp_destroy_hw(struct ibx_uobj *uo)
 		ops->destroy_qp(uo->obj);
 }
 
+static void *ibx_qp_alloc_obj(struct ibx_ufile *uf)
+{
+	return ibx_qp_obj_alloc(uf->core->ibdev->ops);
+}
+
+static void ibx_qp_free_obj(struct ibx_uobj *uo)
+{
+	ibx_qp_obj_free(ibx_uobj_ops(uo), uo->obj);
+}
+
 static const struct ibx_uobj_type ibx_qp_type = {
 	.type = IBX_OBJ_QP,
+	.alloc_obj = ibx_qp_alloc_obj,
+	.free_obj = ibx_qp_free_obj,
 	.destroy_hw = ibx_qp_destroy_hw,
 };
 
@@ -103,7 +115,7 @@ static int ibx_do_create_qp(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cm
 	if (!ops->create_qp)
 		return -EOPNOTSUPP;
 
-	uo = ibx_uobj_alloc(c->uf, &ibx_qp_type, max(ops->size_qp, sizeof(*qp)));
+	uo = ibx_uobj_alloc(c->uf, &ibx_qp_type, 0);	/* ibx_qp_alloc_obj */
 	if (!uo)
 		return -ENOMEM;
 	uo->user_handle = cmd->user_handle;

@@ -262,7 +262,7 @@ static void ibx_xrc_tgt_close(struct ibx_uobj *uo)
 	ibx_xrcd_put_locked(core, qp->xrcd);
 	mutex_unlock(&core->xrcd_lock);
 	kfree(tgt);
-	kfree(qp);
+	ibx_qp_obj_free(core->ibdev->ops, qp);
 }
 
 /* A handle of an XRC TGT QP: a QP handle that closes as one of several. */
@@ -297,7 +297,7 @@ int ibx_xrc_tgt_create(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
 		return -ENOMEM;
 	uo->user_handle = cmd->user_handle;
 	tgt = kzalloc(sizeof(*tgt), GFP_KERNEL);
-	qp = kzalloc(max(ops->size_qp, sizeof(*qp)), GFP_KERNEL);
+	qp = ibx_qp_obj_alloc(ops);
 	ret = -ENOMEM;
 	if (!tgt || !qp)
 		goto err;
@@ -330,7 +330,7 @@ int ibx_xrc_tgt_create(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
 	*out = uo;
 	return 0;
 err:
-	kfree(qp);
+	ibx_qp_obj_free(ops, qp);
 	kfree(tgt);
 	ibx_uobj_free_uncreated(uo);
 	return ret;

@@ -179,6 +179,10 @@ struct ibx_uobj {
  */
 struct ibx_uobj_type {
 	enum ibx_obj_type type;		/* what its handle names */
+	/* Optional: uo->obj's memory (default kzalloc of obj_size) ... */
+	void *(*alloc_obj)(struct ibx_ufile *uf);
+	/* ... and its release (default kfree), NULL included. */
+	void (*free_obj)(struct ibx_uobj *uo);
 	/* Optional: may refuse DESTROY/DEREG before anything is undone. */
 	int (*begin_destroy)(struct ibx_uobj *uo);
 	/* Destroys the driver object and what the core holds for it. */
@@ -196,6 +200,8 @@ static inline const struct ibx_device_ops *ibx_uobj_ops(struct ibx_uobj *uo)
 struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf,
 				const struct ibx_uobj_type *cls,
 				size_t obj_size);
+void *ibx_qp_obj_alloc(const struct ibx_device_ops *ops);
+void ibx_qp_obj_free(const struct ibx_device_ops *ops, void *obj);
 /* Reserves the handle; the object is not yet visible to lookups. */
 int ibx_uobj_reserve(struct ibx_uobj *uo);
 /* Makes a reserved, successfully created object visible. */

@@ -300,7 +300,7 @@ struct ibx_qp *ibx_create_qp(struct ibx_pd *pd, struct ibx_kqp_init_attr *init)
 		return ERR_PTR(-EINVAL);
 	if (!ops->create_qp || !ops->post_send || !ops->post_recv)
 		return ERR_PTR(-EOPNOTSUPP);
-	qp = ibx_kobj_alloc(ops->size_qp, sizeof(*qp));
+	qp = ibx_qp_obj_alloc(ops);
 	if (!qp)
 		return ERR_PTR(-ENOMEM);
 	qp->dev = dev;
@@ -317,7 +317,7 @@ struct ibx_qp *ibx_create_qp(struct ibx_pd *pd, struct ibx_kqp_init_attr *init)
 	dinit.sq_sig_all = init->sq_sig_all;
 	ret = ops->create_qp(qp, &dinit, NULL);
 	if (ret) {
-		kfree(qp);
+		ibx_qp_obj_free(ops, qp);
 		return ERR_PTR(ret);
 	}
 	init->cap = dinit.cap;
@@ -472,11 +472,12 @@ EXPORT_SYMBOL_GPL(ibx_modify_qp);
  */
 int ibx_destroy_qp(struct ibx_qp *qp)
 {
+	const struct ibx_device_ops *ops = qp->dev->ops;
 	struct ibx_pd *pd = qp->pd;
 	struct ibx_cq *scq = qp->send_cq, *rcq = qp->recv_cq;
 
-	qp->dev->ops->destroy_qp(qp);
-	kfree(qp);
+	ops->destroy_qp(qp);
+	ibx_qp_obj_free(ops, qp);
 	atomic_dec(&scq->usecnt);
 	atomic_dec(&rcq->usecnt);
 	atomic_dec(&pd->usecnt);

@@ -21,7 +21,8 @@ struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf,
 
 	if (!uo)
 		return NULL;
-	uo->obj = kzalloc(obj_size, GFP_KERNEL);
+	uo->obj = cls->alloc_obj ? cls->alloc_obj(uf) :
+				   kzalloc(obj_size, GFP_KERNEL);
 	if (!uo->obj) {
 		kfree(uo);
 		return NULL;
@@ -35,6 +36,22 @@ struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf,
 	INIT_LIST_HEAD(&uo->async_events);
 	INIT_LIST_HEAD(&uo->mcast);
 	return uo;
+}
+
+/* A zeroed QP object of the driver (ibx_device_ops.alloc_qp_obj). */
+void *ibx_qp_obj_alloc(const struct ibx_device_ops *ops)
+{
+	if (ops->alloc_qp_obj)
+		return ops->alloc_qp_obj();
+	return kzalloc(max(ops->size_qp, sizeof(struct ibx_qp)), GFP_KERNEL);
+}
+
+void ibx_qp_obj_free(const struct ibx_device_ops *ops, void *obj)
+{
+	if (obj && ops->free_qp_obj)
+		ops->free_qp_obj(obj);
+	else
+		kfree(obj);
 }
 
 int ibx_uobj_reserve(struct ibx_uobj *uo)
@@ -86,7 +103,10 @@ static void ibx_uobj_free(struct ibx_uobj *uo)
 		xa_release(&uo->ufile->handles, uo->handle);
 	}
 	ibx_event_file_put(uo->comp_file);
-	kfree(uo->obj);
+	if (uo->cls->free_obj)
+		uo->cls->free_obj(uo);
+	else
+		kfree(uo->obj);
 	kfree(uo);
 }
 

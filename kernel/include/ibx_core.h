@@ -522,6 +522,14 @@ struct ibx_device_ops {
 	/* Sizes of the driver objects (>= the core struct they embed). */
 	size_t size_ucontext, size_pd, size_mr, size_mw, size_cq, size_qp,
 		size_srq, size_ah, size_xrcd;
+	/*
+	 * Optional, both or neither: where QP objects (size_qp bytes,
+	 * zeroed) come from and go back to, e.g. a slab cache of their exact
+	 * size, as kmalloc rounds them up to a power of two and a process
+	 * may hold thousands.  Without them, kzalloc() and kfree().
+	 */
+	void *(*alloc_qp_obj)(void);
+	void (*free_qp_obj)(void *obj);
 
 	int (*query_port)(struct ibx_device *dev, u32 port,
 			  struct ib_uverbs_query_port_resp *attr);
