@@ -413,8 +413,8 @@ static inline struct mlx_hw_cq *to_mcq(struct ibx_cq *c)
 /* A validated scatter/gather element: a range of a referenced MR. */
 struct mlx_hw_seg {
 	struct mlx_hw_mr *mr;		/* holds an obj ref; NULL when parked */
-	u32 key;			/* lkey (local lists) */
 	u64 off;			/* from the MR's iova */
+	u32 key;			/* lkey (local lists) */
 	u32 len;			/* bytes */
 };
 
