@@ -474,11 +474,12 @@ static int __init mlx_hw_init(void)
 	mlx_hw_remove_wq = alloc_ordered_workqueue("mlx_hw_remove", 0);
 	if (!mlx_hw_remove_wq)
 		return -ENOMEM;
+	err = mlx_hw_qp_cache_init();
+	if (err)
+		goto out_wq;
 	err = mlx_hw_odp_init();
-	if (err) {
-		destroy_workqueue(mlx_hw_remove_wq);
-		return err;
-	}
+	if (err)
+		goto out_qp_cache;
 	mlx_hw_net_init();
 	err = platform_driver_register(&mlx_hw_pdrv);
 	if (err)
@@ -507,6 +508,9 @@ out_pdrv:
 out_net:
 	mlx_hw_net_exit();
 	mlx_hw_odp_exit();
+out_qp_cache:
+	mlx_hw_qp_cache_exit();
+out_wq:
 	destroy_workqueue(mlx_hw_remove_wq);
 	return err;
 }
@@ -536,6 +540,7 @@ static void __exit mlx_hw_exit(void)
 	mlx_hw_debugfs_exit();
 	mlx_hw_net_exit();
 	mlx_hw_odp_exit();
+	mlx_hw_qp_cache_exit();
 	destroy_workqueue(mlx_hw_remove_wq);
 }
 

@@ -604,6 +604,10 @@ int mlx_hw_cq_post(struct mlx_hw_cq *cq, const struct mlx_hw_cqe *cqe,
 void mlx_hw_cq_check_arm(struct mlx_hw_cq *cq);
 
 /* qp.c */
+void *mlx_hw_alloc_qp_obj(void);
+void mlx_hw_free_qp_obj(void *obj);
+int mlx_hw_qp_cache_init(void);
+void mlx_hw_qp_cache_exit(void);
 int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 		     struct ibx_udata *udata);
 int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,

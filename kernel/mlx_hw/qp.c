@@ -19,6 +19,35 @@ static_assert(sizeof(struct mlx_hw_wqe_xrc) == 16);
 static_assert(sizeof(struct mlx_hw_wqe_data) == 16);
 static_assert(sizeof(struct mlx_hw_rwqe) == 16);
 
+/*
+ * QP objects come from a cache of their size (ops alloc_qp_obj): kmalloc
+ * would round a struct mlx_hw_qp up to the next power of two, and the
+ * footprint target counts every QP (docs/performance.md 7).
+ */
+static struct kmem_cache *mlx_hw_qp_cache;
+
+void *mlx_hw_alloc_qp_obj(void)
+{
+	return kmem_cache_zalloc(mlx_hw_qp_cache, GFP_KERNEL);
+}
+
+void mlx_hw_free_qp_obj(void *obj)
+{
+	kmem_cache_free(mlx_hw_qp_cache, obj);
+}
+
+int mlx_hw_qp_cache_init(void)
+{
+	mlx_hw_qp_cache = KMEM_CACHE(mlx_hw_qp, 0);
+	return mlx_hw_qp_cache ? 0 : -ENOMEM;
+}
+
+/* After every device is gone, and with it every QP. */
+void mlx_hw_qp_cache_exit(void)
+{
+	kmem_cache_destroy(mlx_hw_qp_cache);
+}
+
 struct mlx_hw_qp *mlx_hw_qp_get(struct mlx_hw_dev *dev, u32 qpn)
 {
 	return mlx_hw_xa_get(&dev->qp_xa, qpn, struct mlx_hw_qp);

@@ -147,6 +147,8 @@ const struct ibx_device_ops mlx_hw_ops = {
 	.size_mw = sizeof(struct mlx_hw_mw),
 	.size_cq = sizeof(struct mlx_hw_cq),
 	.size_qp = sizeof(struct mlx_hw_qp),
+	.alloc_qp_obj = mlx_hw_alloc_qp_obj,
+	.free_qp_obj = mlx_hw_free_qp_obj,
 	.size_srq = sizeof(struct mlx_hw_srq),
 	.size_ah = sizeof(struct ibx_ah),
 
