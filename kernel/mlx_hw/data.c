@@ -291,13 +291,17 @@ static unsigned int mlx_hw_cursor_pieces(const struct mlx_hw_cursor *c,
 		/*
 		 * Kernel memory is always copied: slab pages must not be
 		 * referenced from packets, and the consumer may free it
-		 * once its WQE completes.  So is ODP memory: a packet must
-		 * not keep a page the process may have unmapped since.
+		 * once its WQE completes.  User memory, ODP included, goes
+		 * as page frags holding page references: a loopback packet
+		 * is read by the local responder within the WQE's life, as a
+		 * HCA's DMA reads its buffer, and an invalidation meanwhile
+		 * cannot free the page under it (mlx_hw_skb_add_data()).
+		 * umem->offset is byte 0's offset in its page for both kinds.
 		 */
 		if (!avail)
 			return UINT_MAX;
 		umem = w.sgl->seg[w.idx].mr->ibx.umem;
-		if (!umem || umem->odp)
+		if (!umem)
 			return UINT_MAX;
 		in_page = (umem->offset + w.sgl->seg[w.idx].off + w.off) &
 			  ~PAGE_MASK;
@@ -353,7 +357,11 @@ int mlx_hw_skb_add_data(struct sk_buff *skb, struct mlx_hw_cursor *src,
 			return err;
 		n = min3(len, savail, (u32)(PAGE_SIZE - soff));
 		if (zcopy) {
-			/* The packet keeps the page even past a dereg. */
+			/*
+			 * The packet keeps the page even past a dereg or,
+			 * ODP, an invalidation: taken while the page is
+			 * locked for the device (mlx_hw_seg_page()).
+			 */
 			get_page(spage);
 			skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags,
 					   spage, soff, n);
