@@ -29,11 +29,11 @@ static const char *const mlx_hw_comp_state_names[] = {
 };
 static_assert(ARRAY_SIZE(mlx_hw_comp_state_names) == MLX_HW_COMP_NUM_STATES);
 
-/* IBA table 45: RNR NAK timer field -> microseconds (x100 to stay integer). */
-static const u32 mlx_hw_rnr_timer_us100[32] = {
-	6553600, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
-	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
-	16384, 24576, 32768, 49152,
+/* IBA table 45: RNR NAK timer field -> microseconds (0: 655.36 ms). */
+static const u32 mlx_hw_rnr_timer_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960,
+	61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
 /* The response being matched, and what the states found out. */
@@ -392,8 +392,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_rnr_retry(struct mlx_hw_qp *qp,
 	mlx_hw_window_rewind(qp, c->retry_psn);
 	mlx_hw_cwnd_rnr(qp);
 	qp->req.wait_until = ktime_get_ns() +
-			     (u64)mlx_hw_rnr_timer_us100[timer] * NSEC_PER_USEC /
-			     100;
+			     (u64)mlx_hw_rnr_timer_us[timer] * NSEC_PER_USEC;
 	mlx_hw_qp_arm_timer(qp, qp->req.wait_until);
 	return MLX_HW_COMP_DONE;
 }
