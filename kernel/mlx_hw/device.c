@@ -542,6 +542,7 @@ const char *const mlx_hw_counter_names[] = {
 	[MLX_HW_CNT_DROP_QUEUE_FULL] = "rx_drop_queue_full",
 	[MLX_HW_CNT_TX_BACKOFF] = "tx_backoff",
 	[MLX_HW_CNT_CWND_SHRINKS] = "tx_window_shrinks",
+	[MLX_HW_CNT_ACKS_LOWERED] = "tx_acks_lowered",
 	/* ECN: mlx5's names (np: notification point, rp: reaction point). */
 	[MLX_HW_CNT_ECN_MARKED] = "np_ecn_marked_roce_packets",
 	[MLX_HW_CNT_CNP_SENT] = "np_cnp_sent",

@@ -236,6 +236,7 @@ void mlx_hw_resp_reset(struct mlx_hw_qp *qp)
 	r->msn = 0;
 	r->res_next = 0;
 	memset(r->res, 0, sizeof(r->res));
+	mlx_hw_ackg_reset(qp);
 }
 
 /* XRC TGT: the WQE of a message in progress goes back to its SRQ's CQ. */
