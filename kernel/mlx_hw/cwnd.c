@@ -179,6 +179,40 @@ void mlx_hw_cwnd_cnp(struct mlx_hw_qp *qp)
 	mlx_hw_cwnd_halve(qp, "cnp");
 }
 
+/* The PSNs a requester has out unacknowledged; read without owning. */
+static u32 mlx_hw_cwnd_unacked(struct mlx_hw_qp *qp)
+{
+	return (READ_ONCE(qp->req.psn_max) - READ_ONCE(qp->comp.psn)) &
+	       MLX_HW_PSN_MASK;
+}
+
+/*
+ * hw_counters' tx_window_smallest, a gauge: the smallest window in force
+ * among the device's reliable requesters that have PSNs out
+ * unacknowledged (an idle QP keeps the window of its last loss), 0 when
+ * none has.  Walks the QP table under its lock: a QP is erased from it
+ * before it is freed (qp.c), so none goes away while it is read.
+ */
+u32 mlx_hw_cwnd_smallest(struct mlx_hw_dev *dev)
+{
+	u32 smallest = 0, win;
+	struct mlx_hw_qp *qp;
+	unsigned long qpn;
+
+	xa_lock_bh(&dev->qp_xa);
+	xa_for_each(&dev->qp_xa, qpn, qp) {
+		if ((qp->ibx.qp_type != IB_UVERBS_QPT_RC &&
+		     qp->ibx.qp_type != IB_UVERBS_QPT_XRC_INI) ||
+		    !mlx_hw_cwnd_unacked(qp))
+			continue;
+		win = min(READ_ONCE(qp->req.cwnd.pkts), mlx_hw_cwnd_max());
+		if (!smallest || win < smallest)
+			smallest = win;
+	}
+	xa_unlock_bh(&dev->qp_xa);
+	return smallest;
+}
+
 /*
  * `rdma res show qp -dd` (ops->fill_res_qp_entry): a requester's window in
  * force, its threshold, the PSNs it has out unacknowledged and the
@@ -188,19 +222,17 @@ void mlx_hw_cwnd_cnp(struct mlx_hw_qp *qp)
 int mlx_hw_fill_res_qp_entry(struct sk_buff *msg, struct ibx_qp *ibqp)
 {
 	struct mlx_hw_qp *qp = to_mqp(ibqp);
-	u32 unacked;
 
 	if (ibqp->qp_type != IB_UVERBS_QPT_RC &&
 	    ibqp->qp_type != IB_UVERBS_QPT_XRC_INI)
 		return 0;
-	unacked = READ_ONCE(qp->req.psn_max) - READ_ONCE(qp->comp.psn);
 	if (ibx_nl_put_driver_u32(msg, "tx_window",
 				  min(READ_ONCE(qp->req.cwnd.pkts),
 				      mlx_hw_cwnd_max())) ||
 	    ibx_nl_put_driver_u32(msg, "tx_ssthresh",
 				  READ_ONCE(qp->req.cwnd.ssthresh)) ||
 	    ibx_nl_put_driver_u32(msg, "tx_unacked",
-				  unacked & MLX_HW_PSN_MASK) ||
+				  mlx_hw_cwnd_unacked(qp)) ||
 	    ibx_nl_put_driver_u32(msg, "retries", READ_ONCE(qp->comp.retries)))
 		return -EMSGSIZE;
 	return 0;

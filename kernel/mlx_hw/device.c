@@ -542,6 +542,8 @@ const char *const mlx_hw_counter_names[] = {
 	[MLX_HW_CNT_DROP_QUEUE_FULL] = "rx_drop_queue_full",
 	[MLX_HW_CNT_TX_BACKOFF] = "tx_backoff",
 	[MLX_HW_CNT_CWND_SHRINKS] = "tx_window_shrinks",
+	[MLX_HW_CNT_ACKS_LOWERED] = "tx_acks_lowered",
+	[MLX_HW_CNT_CWND_SMALLEST] = "tx_window_smallest",
 	/* ECN: mlx5's names (np: notification point, rp: reaction point). */
 	[MLX_HW_CNT_ECN_MARKED] = "np_ecn_marked_roce_packets",
 	[MLX_HW_CNT_CNP_SENT] = "np_cnp_sent",
@@ -575,5 +577,6 @@ int mlx_hw_get_hw_counters(struct ibx_device *ibx, u32 port, u64 *values)
 
 	for (i = 0; i < MLX_HW_NUM_COUNTERS; i++)
 		values[i] = atomic64_read(&dev->counters[i]);
+	values[MLX_HW_CNT_CWND_SMALLEST] = mlx_hw_cwnd_smallest(dev);
 	return 0;
 }

@@ -163,6 +163,8 @@ enum mlx_hw_counter {
 	MLX_HW_CNT_DROP_QUEUE_FULL,
 	MLX_HW_CNT_TX_BACKOFF,
 	MLX_HW_CNT_CWND_SHRINKS,
+	MLX_HW_CNT_ACKS_LOWERED,
+	MLX_HW_CNT_CWND_SMALLEST,	/* a gauge, read from the QPs */
 	MLX_HW_CNT_ECN_MARKED,
 	MLX_HW_CNT_CNP_SENT,
 	MLX_HW_CNT_CNP_HANDLED,
@@ -743,6 +745,7 @@ void mlx_hw_cwnd_acked(struct mlx_hw_qp *qp, u32 npsn);
 void mlx_hw_cwnd_loss(struct mlx_hw_qp *qp, bool timeout);
 void mlx_hw_cwnd_cnp(struct mlx_hw_qp *qp);
 void mlx_hw_cwnd_rnr(struct mlx_hw_qp *qp);
+u32 mlx_hw_cwnd_smallest(struct mlx_hw_dev *dev);
 int mlx_hw_fill_res_qp_entry(struct sk_buff *msg, struct ibx_qp *ibqp);
 
 /* ecn.c */

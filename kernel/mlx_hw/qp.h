@@ -286,6 +286,22 @@ enum mlx_hw_resp_state {
 	MLX_HW_RESP_NUM_STATES
 };
 
+/*
+ * What a responder's ACK may name (ack_guard.c, docs/wire.md 14.3.3): the
+ * kind of each of the last MLX_HW_ACKG_PSNS PSNs taken, and, after a
+ * sequence NAK, which PSNs may have come from packets the requester sent
+ * before it went back.  Bit (psn % MLX_HW_ACKG_PSNS) of each map.
+ */
+#define MLX_HW_ACKG_PSNS 128
+struct mlx_hw_ack_guard {
+	DECLARE_BITMAP(msg_end, MLX_HW_ACKG_PSNS); /* a message ended here */
+	DECLARE_BITMAP(rd_atomic, MLX_HW_ACKG_PSNS); /* a READ's or atomic's */
+	bool active;		/* a sequence NAK's resend not past fence yet */
+	u32 nak_psn;		/* the PSN that NAK named */
+	u32 fence;		/* lowest PSN received beyond the gap since */
+	u32 resent;		/* newest duplicate >= nak_psn since (else -1) */
+};
+
 /* Receive side of a QP, owned through qp->recv_side. */
 struct mlx_hw_resp_side {
 	enum mlx_hw_resp_state state;	/* last state (traces) */
@@ -294,6 +310,8 @@ struct mlx_hw_resp_side {
 	bool nak_sent;			/* a NAK or RNR NAK awaits a retry */
 	bool ack_pending;		/* coalesced ACK for ack_psn to send */
 	u32 ack_psn;			/* PSN the pending ACK acknowledges */
+	u32 ack_floor;			/* it may name no older one (a dup's) */
+	struct mlx_hw_ack_guard ackg;	/* what it may name (ack_guard.c) */
 	/* The message in progress (SEND or WRITE). */
 	bool in_msg;			/* between FIRST and LAST */
 	bool in_write;			/* it is an RDMA WRITE */

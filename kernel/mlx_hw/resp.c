@@ -156,8 +156,10 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_psn(struct mlx_hw_qp *qp,
 	if (diff > 0) {
 		/* IBA 9.7.4.1.2: one NAK per gap, until the retry comes. */
 		mlx_hw_count(dev, MLX_HW_CNT_OUT_OF_SEQ, 1);
-		if (r->nak_sent)
+		if (r->nak_sent) {
+			mlx_hw_ackg_gap(qp, r->psn, pkt->psn, false);
 			return MLX_HW_RESP_DROP;
+		}
 		mlx_hw_count(dev, MLX_HW_CNT_SEQ_NAKS_SENT, 1);
 		return MLX_HW_RESP_ERR_PSN_OUT_OF_SEQ;
 	}
@@ -451,6 +453,9 @@ static enum mlx_hw_resp_state mlx_hw_resp_execute(struct mlx_hw_qp *qp,
 		goto fault;
 	r->offset += pkt->paylen;
 	r->psn = mlx_hw_psn_add(r->psn, 1);
+	if (mlx_hw_qp_reliable(qp->ibx.qp_type))
+		mlx_hw_ackg_took(qp, pkt->psn, 1, pkt->mask & MLX_HW_M_LAST,
+				 false);
 	if (!(pkt->mask & MLX_HW_M_LAST))
 		return MLX_HW_RESP_ACKNOWLEDGE;
 	r->in_msg = false;
@@ -515,6 +520,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_read_reply(struct mlx_hw_qp *qp,
 	/* A READ uses one PSN per response packet (IBA 9.7.4.1.4). */
 	r->psn = mlx_hw_psn_add(pkt->psn, n);
 	r->msn = (r->msn + 1) & 0xffffff;
+	mlx_hw_ackg_took(qp, pkt->psn, n, true, true);
 	mlx_hw_resp_flush_ack(qp);
 	r->read = res;
 	return MLX_HW_RESP_CLEANUP;
@@ -544,6 +550,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_atomic_reply(struct mlx_hw_qp *qp,
 	res->atomic.orig = orig;
 	r->psn = mlx_hw_psn_add(pkt->psn, 1);
 	r->msn = (r->msn + 1) & 0xffffff;
+	mlx_hw_ackg_took(qp, pkt->psn, 1, true, true);
 	mlx_hw_resp_send_atomic_ack(qp, pkt->psn, orig);
 	return MLX_HW_RESP_CLEANUP;
 }
@@ -607,6 +614,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_acknowledge(struct mlx_hw_qp *qp,
 	    mlx_hw_bth_ackreq(skb->data)) {
 		r->ack_pending = true;
 		r->ack_psn = mlx_hw_pkt(skb)->psn;
+		r->ack_floor = r->ack_psn;
 	}
 	return MLX_HW_RESP_CLEANUP;
 }
@@ -642,6 +650,8 @@ static enum mlx_hw_resp_state mlx_hw_resp_nak(struct mlx_hw_qp *qp,
 		mlx_hw_resp_send_ack(qp, r->nak_syndrome,
 				     seq ? r->psn : mlx_hw_pkt(skb)->psn);
 		r->nak_sent = true;
+		if (seq)
+			mlx_hw_ackg_gap(qp, r->psn, mlx_hw_pkt(skb)->psn, true);
 		if (r->nak_fatal)
 			mlx_hw_qp_fatal(qp, r->event);
 	} else if (r->recv_status) {

@@ -18,6 +18,14 @@ void mlx_hw_resp_abort_msg(struct mlx_hw_qp *qp);
 bool mlx_hw_resp_xrc_srq(struct mlx_hw_qp *qp, struct sk_buff *skb);
 void mlx_hw_resp_put_xrc_srq(struct mlx_hw_qp *qp);
 
+/* ack_guard.c */
+void mlx_hw_ackg_reset(struct mlx_hw_qp *qp);
+void mlx_hw_ackg_took(struct mlx_hw_qp *qp, u32 psn, u32 npsn, bool end,
+		      bool rd_atomic);
+void mlx_hw_ackg_gap(struct mlx_hw_qp *qp, u32 expected, u32 psn, bool nak);
+void mlx_hw_ackg_duplicate(struct mlx_hw_qp *qp, u32 psn);
+u32 mlx_hw_ackg_psn(struct mlx_hw_qp *qp, u32 want, u32 floor, u32 *msn);
+
 /* resp_tx.c */
 void mlx_hw_resp_send_ack(struct mlx_hw_qp *qp, u8 syndrome, u32 psn);
 void mlx_hw_resp_flush_ack(struct mlx_hw_qp *qp);

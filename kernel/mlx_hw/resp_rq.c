@@ -237,6 +237,7 @@ void mlx_hw_resp_reset(struct mlx_hw_qp *qp)
 	r->res_next = 0;
 	if (r->res)
 		memset(r->res, 0, r->res_cnt * sizeof(*r->res));
+	mlx_hw_ackg_reset(qp);
 }
 
 /*

@@ -10,8 +10,9 @@
 #include "mlx_hw.h"
 #include "resp.h"
 
-/* An ACK or NAK (AETH @syndrome) for PSN @psn. */
-void mlx_hw_resp_send_ack(struct mlx_hw_qp *qp, u8 syndrome, u32 psn)
+/* An ACK or NAK (AETH @syndrome, @msn) for PSN @psn. */
+static void mlx_hw_resp_send_aeth(struct mlx_hw_qp *qp, u8 syndrome, u32 psn,
+				  u32 msn)
 {
 	u8 tp = mlx_hw_qp_transport(qp->ibx.qp_type);
 	struct mlx_hw_av av;
@@ -20,23 +21,33 @@ void mlx_hw_resp_send_ack(struct mlx_hw_qp *qp, u8 syndrome, u32 psn)
 	skb = mlx_hw_pkt_alloc(qp, tp | MLX_HW_OPC_ACK, 0, false);
 	if (!skb)
 		return;		/* as if lost: the requester times out */
-	mlx_hw_aeth_set(mlx_hw_pkt_hdr(skb, MLX_HW_AETH), syndrome,
-			qp->resp.msn);
+	mlx_hw_aeth_set(mlx_hw_pkt_hdr(skb, MLX_HW_AETH), syndrome, msn);
 	mlx_hw_pkt_bth(skb, qp, qp->dest_qpn, false, false, psn);
 	mlx_hw_qp_av(qp, &av);
 	mlx_hw_pkt_xmit(qp, &av, skb);
 }
 
-/* Sends the coalesced ACK, if one is due, before any other response. */
+/* An ACK or NAK (AETH @syndrome) for PSN @psn, the MSN of now. */
+void mlx_hw_resp_send_ack(struct mlx_hw_qp *qp, u8 syndrome, u32 psn)
+{
+	mlx_hw_resp_send_aeth(qp, syndrome, psn, qp->resp.msn);
+}
+
+/*
+ * Sends the coalesced ACK, if one is due, before any other response: for
+ * the PSN ack_guard.c allows, with the MSN of the messages done up to it.
+ */
 void mlx_hw_resp_flush_ack(struct mlx_hw_qp *qp)
 {
 	struct mlx_hw_resp_side *r = &qp->resp;
+	u32 msn = r->msn, psn;
 
 	if (!r->ack_pending)
 		return;
 	r->ack_pending = false;
-	mlx_hw_resp_send_ack(qp, MLX_HW_AETH_ACK | MLX_HW_AETH_NO_CREDIT,
-			     r->ack_psn);
+	psn = mlx_hw_ackg_psn(qp, r->ack_psn, r->ack_floor, &msn);
+	mlx_hw_resp_send_aeth(qp, MLX_HW_AETH_ACK | MLX_HW_AETH_NO_CREDIT,
+			      psn, msn);
 }
 
 void mlx_hw_resp_send_atomic_ack(struct mlx_hw_qp *qp, u32 psn,
@@ -247,6 +258,14 @@ enum mlx_hw_resp_state mlx_hw_resp_duplicate(struct mlx_hw_qp *qp,
 		mlx_hw_resp_send_atomic_ack(qp, pkt->psn, res->atomic.orig);
 		return MLX_HW_RESP_CLEANUP;
 	}
+	/*
+	 * The newest PSN taken, but no message end past the duplicate, which
+	 * the requester may not have sent again yet (ack_guard.c); an ACK
+	 * already due in this pass keeps what it may name.
+	 */
+	mlx_hw_ackg_duplicate(qp, pkt->psn);
+	if (!r->ack_pending || mlx_hw_psn_diff(pkt->psn, r->ack_floor) > 0)
+		r->ack_floor = pkt->psn;
 	r->ack_pending = true;
 	r->ack_psn = mlx_hw_psn_add(r->psn, MLX_HW_PSN_MASK);
 	return MLX_HW_RESP_CLEANUP;
