@@ -176,9 +176,10 @@ int ibx_client_get_nl_info(struct ibx_device *dev, const char *name,
 
 /*
  * The same, copying what netlink reports while the client (and its
- * device) cannot go away: both locks are held across get_nl_info().
+ * device) cannot go away: both locks are held across get_nl_info().  A
+ * device @net may not see is no device.
  */
-int ibx_client_nl_chardev(int index, const char *name,
+int ibx_client_nl_chardev(struct net *net, int index, const char *name,
 			  struct ibx_nl_chardev *cd)
 {
 	struct ibx_client_nl_info info = {};
@@ -190,7 +191,8 @@ int ibx_client_nl_chardev(int index, const char *name,
 	mutex_lock(&ibx_devices_lock);
 	if (index >= 0) {
 		list_for_each_entry(c, &ibx_devices, node)
-			if (c->index == index && c->clients_added)
+			if (c->index == index && c->clients_added &&
+			    ibx_core_access_netns(c, net))
 				core = c;
 		if (!core)
 			goto out;

@@ -31,15 +31,34 @@ struct ibx_core_dev {
 	struct device *hca_dev;		/* the ibdev's "device" (has net/) */
 	bool hca_dev_ours;		/* made by the core, not the driver's */
 	struct kobject *net_kobj;
-	struct device *ibdevice;	/* class infiniband */
-	struct kobject *ports_kobj;
-	struct ibx_port_sysfs *ports[IBX_MAX_PORTS + 1];
+	/*
+	 * /sys/class/infiniband/<ibdev> in the namespace that owns the
+	 * device (under @lock), and in shared mode one more in every other
+	 * namespace (under @view_lock; netns.c), as ib_core's compat devices.
+	 */
+	struct ibx_ib_view *view;
+	struct mutex view_lock;
+	struct list_head compat_views;	/* ibx_ib_view.node */
+	bool views_open;		/* registered: compat views may be added */
+
+	/*
+	 * Serializes registration, unregistration and moves to another
+	 * network namespace (upstream's unregistration_lock); taken before
+	 * the clients' lock and @lock.
+	 */
+	struct mutex reg_lock;
+	/*
+	 * The owning namespace (init_net in shared mode); not referenced:
+	 * the namespace's exit moves the device back to init_net first.
+	 * Written under reg_lock and @lock, read with READ_ONCE elsewhere.
+	 */
+	struct net *net;
 
 	/* Registration state, the open files and the netdev links. */
 	struct mutex lock;
 	struct list_head files;
 	bool registered;
-	bool dying;			/* unregister started: no new opens */
+	bool dying;			/* unregister or a move: no new opens */
 	struct list_head node;		/* in the global device list */
 
 	/* Async event files of all contexts (port events), any context. */
@@ -328,6 +347,24 @@ static inline void ibx_qp_attr_current(struct ibx_qp *qp,
 }
 
 /* sysfs.c */
+
+/*
+ * /sys/class/infiniband/<ibdev> as the network namespace @net sees it: the
+ * class "infiniband" is tagged by namespace, as upstream's, so that each
+ * sysfs mount shows the devices of its own namespace.
+ */
+struct ibx_ib_view {
+	struct device dev;		/* class infiniband, tagged with @net */
+	struct ibx_core_dev *core;
+	struct net *net;		/* not referenced (see core->net) */
+	struct kobject *ports_kobj;
+	struct ibx_port_sysfs *ports[IBX_MAX_PORTS + 1];
+	struct list_head node;		/* compat views: in core->compat_views */
+};
+
+struct ibx_ib_view *ibx_view_add(struct ibx_core_dev *core, struct net *net);
+void ibx_view_del(struct ibx_ib_view *view);
+/* The view in the device's own namespace (core->view), under core->lock. */
 int ibx_sysfs_add(struct ibx_core_dev *core);
 void ibx_sysfs_del(struct ibx_core_dev *core);
 extern const struct attribute_group *ibx_uverbs_dev_groups[];
@@ -340,6 +377,7 @@ extern const struct file_operations ibx_uverbs_fops;
 
 /* device.c */
 void ibx_device_close_file(struct ibx_ufile *uf);
+void ibx_disassociate_files(struct ibx_core_dev *core);
 
 /* The registered devices (device.c); lock order in client.c. */
 extern struct mutex ibx_devices_lock;
@@ -358,6 +396,22 @@ void ibx_clients_remove_device(struct ibx_core_dev *core);
 int ibx_client_get_nl_info(struct ibx_device *dev, const char *name,
 			   struct ibx_client_nl_info *res);
 
+/* netns.c: network namespaces (shared and exclusive mode, moves) */
+extern bool ibx_shared_netns;
+bool ibx_core_access_netns(struct ibx_core_dev *core, const struct net *net);
+/*
+ * Under ibx_netns_lock(): makes @dev->net core->net if it is a live
+ * namespace (else, and in shared mode, init_net).
+ */
+void ibx_netns_lock(void);
+void ibx_netns_unlock(void);
+void ibx_netns_assign(struct ibx_core_dev *core);
+/* Compat views: opened once registered, closed at unregistration. */
+void ibx_netns_open_views(struct ibx_core_dev *core);
+void ibx_netns_close_views(struct ibx_core_dev *core);
+int ibx_netns_init(void);
+void ibx_netns_exit(void);
+
 /* A character device as netlink GET_CHARDEV reports it. */
 struct ibx_nl_chardev {
 	dev_t devt;
@@ -369,7 +423,7 @@ struct ibx_nl_chardev {
  * GET_CHARDEV of client @name for device @index (-1: global); -ENOENT
  * for no such client or device.
  */
-int ibx_client_nl_chardev(int index, const char *name,
+int ibx_client_nl_chardev(struct net *net, int index, const char *name,
 			  struct ibx_nl_chardev *cd);
 
 #endif /* IBX_CORE_PRIV_H */

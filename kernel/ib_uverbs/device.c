@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include <linux/idr.h>
 #include <linux/netdevice.h>
+#include <net/net_namespace.h>
 #include "core_priv.h"
 
 #define IBX_LINK_LAYER_ETHERNET	2	/* IB_LINK_LAYER_ETHERNET */
@@ -43,6 +44,10 @@ struct ibx_device *ibx_alloc_device(size_t size)
 		return NULL;
 	}
 	mutex_init(&core->lock);
+	mutex_init(&core->reg_lock);
+	mutex_init(&core->view_lock);
+	INIT_LIST_HEAD(&core->compat_views);
+	core->net = &init_net;
 	INIT_LIST_HEAD(&core->files);
 	INIT_LIST_HEAD(&core->node);
 	spin_lock_init(&core->event_lock);
@@ -233,10 +238,12 @@ static void ibx_hca_dev_del(struct ibx_core_dev *core)
 
 /**
  * ibx_register_device() - make a device visible to users
- * @dev: filled by the driver: name (one %d allowed), ops, attr, ports
+ * @dev: filled by the driver: name (one %d allowed), ops, attr, ports,
+ *	optionally the owning network namespace
  *
- * Creates /sys/class/infiniband/<name> and /dev/infiniband/uverbsN, then
- * tells the kernel clients (ibx_register_client()).
+ * Creates /sys/class/infiniband/<name> (in the owning namespace, and in
+ * shared mode in every other one) and /dev/infiniband/uverbsN, then tells
+ * the kernel clients (ibx_register_client()).
  *
  * Return: 0, -EINVAL for a bad name or port count, -EEXIST for a name in
  * use, or another errno from the driver core.
@@ -252,14 +259,25 @@ int ibx_register_device(struct ibx_device *dev)
 	    dev->attr.base.phys_port_cnt > IBX_MAX_PORTS)
 		return -EINVAL;
 
+	mutex_lock(&core->reg_lock);
+	/*
+	 * The owning namespace is chosen and the device listed under the
+	 * namespaces' lock: a namespace's exit either sees the device or
+	 * made it choose init_net (netns.c).
+	 */
+	ibx_netns_lock();
 	mutex_lock(&ibx_devices_lock);
 	ret = ibx_assign_name(dev);
+	if (!ret) {
+		ibx_netns_assign(core);
+		list_add_tail(&core->node, &ibx_devices);
+	}
+	mutex_unlock(&ibx_devices_lock);
+	ibx_netns_unlock();
 	if (ret) {
-		mutex_unlock(&ibx_devices_lock);
+		mutex_unlock(&core->reg_lock);
 		return ret;
 	}
-	list_add_tail(&core->node, &ibx_devices);
-	mutex_unlock(&ibx_devices_lock);
 
 	ret = ida_alloc_max(&ibx_uverbs_ida, IBX_MAX_DEVICES - 1, GFP_KERNEL);
 	if (ret < 0)
@@ -290,6 +308,8 @@ int ibx_register_device(struct ibx_device *dev)
 	core->registered = true;
 	mutex_unlock(&core->lock);
 	ibx_clients_add_device(core);
+	ibx_netns_open_views(core);
+	mutex_unlock(&core->reg_lock);
 	return 0;
 
 err_sysfs:
@@ -304,9 +324,28 @@ err_list:
 	mutex_lock(&ibx_devices_lock);
 	list_del_init(&core->node);
 	mutex_unlock(&ibx_devices_lock);
+	mutex_unlock(&core->reg_lock);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ibx_register_device);
+
+/*
+ * Disassociates every open context, as when the device goes away:
+ * DEVICE_FATAL, objects destroyed through the ops, mappings zapped, later
+ * commands -EIO; the files stay open until their owners close them.
+ */
+void ibx_disassociate_files(struct ibx_core_dev *core)
+{
+	struct ibx_ufile *uf;
+
+	lockdep_assert_held(&core->lock);
+	list_for_each_entry(uf, &core->files, node) {
+		ibx_ufile_teardown(uf, true);
+		if (uf->owner)
+			module_put(uf->owner);
+		uf->owner = NULL;
+	}
+}
 
 /**
  * ibx_unregister_device() - withdraw a device
@@ -320,33 +359,26 @@ EXPORT_SYMBOL_GPL(ibx_register_device);
 void ibx_unregister_device(struct ibx_device *dev)
 {
 	struct ibx_core_dev *core = ibx_cdev(dev);
-	struct ibx_ufile *uf;
 
+	mutex_lock(&core->reg_lock);
 	/* Kernel clients' objects (QP1, CM ids) go before user contexts. */
 	ibx_clients_remove_device(core);
+	ibx_netns_close_views(core);
 	mutex_lock(&core->lock);
 	if (!core->registered) {
 		mutex_unlock(&core->lock);
+		mutex_unlock(&core->reg_lock);
 		return;
 	}
 	core->dying = true;
 	/* No new opens; open files keep core->udev (and @core) alive. */
 	cdev_device_del(&core->cdev, &core->udev);
 	ibx_sysfs_del(core);
-
-	/*
-	 * Disassociate every open context: DEVICE_FATAL, objects destroyed
-	 * through the ops, mappings zapped, later commands -EIO.
-	 */
-	list_for_each_entry(uf, &core->files, node) {
-		ibx_ufile_teardown(uf, true);
-		if (uf->owner)
-			module_put(uf->owner);
-		uf->owner = NULL;
-	}
+	ibx_disassociate_files(core);
 	ibx_hca_dev_del(core);
 	core->registered = false;
 	mutex_unlock(&core->lock);
+	mutex_unlock(&core->reg_lock);
 
 	ibx_put_netdevs(dev);
 
@@ -473,6 +505,36 @@ int ibx_get_gid(struct ibx_device *dev, u32 port, unsigned int index,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ibx_get_gid);
+
+/**
+ * ibx_get_gid_ndev() - the netdev of a GID table entry
+ * @dev: the device
+ * @port: the port number
+ * @index: the entry
+ *
+ * Any context.  The namespace of the netdev is the one the GID's
+ * addresses belong to (rdma_cm binds and listens per namespace by it).
+ *
+ * Return: the netdev, held (dev_put() it), or NULL.
+ */
+struct net_device *ibx_get_gid_ndev(struct ibx_device *dev, u32 port,
+				    unsigned int index)
+{
+	struct ibx_core_dev *core = ibx_cdev(dev);
+	struct net_device *nd = NULL;
+	unsigned long flags;
+
+	if (port < 1 || port > IBX_MAX_PORTS || index >= IBX_GID_TABLE_LEN)
+		return NULL;
+	spin_lock_irqsave(&core->gid_lock, flags);
+	if (dev->gids[port].entry[index].valid)
+		nd = dev->gids[port].entry[index].ndev;
+	if (nd)
+		dev_hold(nd);
+	spin_unlock_irqrestore(&core->gid_lock, flags);
+	return nd;
+}
+EXPORT_SYMBOL_GPL(ibx_get_gid_ndev);
 
 /**
  * ibx_device_index() - the device's index

@@ -123,7 +123,8 @@ int ibx_nldev_dellink(struct sk_buff *skb, struct nlmsghdr *nlh,
 		return ret;
 	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX])
 		return -EINVAL;
-	core = ibx_nldev_get(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
+	core = ibx_nldev_get(sock_net(skb->sk),
+			     nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
 	if (core) {
 		owner = core->ibdev->ops->owner;
 		strscpy(name, core->ibdev->name, sizeof(name));

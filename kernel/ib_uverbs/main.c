@@ -12,12 +12,32 @@
 #include <linux/mm.h>
 #include <linux/cred.h>
 #include <linux/sched.h>
+#include <linux/nsproxy.h>
+#include <net/net_namespace.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include "core_priv.h"
 #include "nldev.h"
 
-struct class *ibx_ib_class;
 struct class *ibx_uverbs_class;
+
+/* The namespace a device of class infiniband shows in: its view's. */
+static const void *ibx_ib_namespace(IBX_CLASS_DEV_CONST struct device *d)
+{
+	return container_of(d, struct ibx_ib_view, dev)->net;
+}
+
+/*
+ * Tagged by network namespace as upstream's ib_class: a sysfs mount shows
+ * the views of the namespace that mounted it.  Registered, not made by
+ * class_create(), since the tag type must be set before registration.
+ */
+static struct class ibx_ib_class_def = {
+	.name = "infiniband",
+	IBX_CLASS_OWNER
+	.ns_type = &net_ns_type_operations,
+	.namespace = ibx_ib_namespace,
+};
+struct class *ibx_ib_class = &ibx_ib_class_def;
 dev_t ibx_uverbs_base;
 
 static int ibx_uverbs_open(struct inode *inode, struct file *filp)
@@ -42,6 +62,9 @@ static int ibx_uverbs_open(struct inode *inode, struct file *filp)
 	mutex_lock(&core->lock);
 	if (!core->registered || core->dying) {
 		ret = -ENXIO;
+	} else if (!ibx_core_access_netns(core, current->nsproxy->net_ns)) {
+		/* Another namespace's device (exclusive mode), as ib_uverbs. */
+		ret = -EPERM;
 	} else if (!try_module_get(core->ibdev->ops->owner)) {
 		/* The driver is being unloaded. */
 		ret = -ENXIO;
@@ -219,11 +242,9 @@ static int __init ibx_uverbs_init(void)
 	if (ret)
 		goto err_uclass;
 
-	ibx_ib_class = ibx_class_create("infiniband");
-	if (IS_ERR(ibx_ib_class)) {
-		ret = PTR_ERR(ibx_ib_class);
+	ret = class_register(ibx_ib_class);
+	if (ret)
 		goto err_uclass;
-	}
 	/* The MAD layer: QP1 on every device that registers from now on. */
 	ret = ibx_mad_init();
 	if (ret)
@@ -233,13 +254,19 @@ static int __init ibx_uverbs_init(void)
 	ret = ibx_nl_init();
 	if (ret)
 		goto err_debugfs;
+	/* Every namespace, existing and future (netns.c). */
+	ret = ibx_netns_init();
+	if (ret)
+		goto err_nl;
 	return 0;
 
+err_nl:
+	ibx_nl_exit();
 err_debugfs:
 	ibx_debugfs_exit();
 	ibx_mad_exit();
 err_ibclass:
-	class_destroy(ibx_ib_class);
+	class_unregister(ibx_ib_class);
 err_uclass:
 	class_destroy(ibx_uverbs_class);
 err_region:
@@ -251,10 +278,11 @@ err_region:
 
 static void __exit ibx_uverbs_exit(void)
 {
+	ibx_netns_exit();
 	ibx_nl_exit();
 	ibx_mad_exit();
 	ibx_debugfs_exit();
-	class_destroy(ibx_ib_class);
+	class_unregister(ibx_ib_class);
 	class_remove_file(ibx_uverbs_class, &class_attr_abi_version.attr);
 	class_destroy(ibx_uverbs_class);
 	unregister_chrdev_region(ibx_uverbs_base, IBX_MAX_DEVICES);

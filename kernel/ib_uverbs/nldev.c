@@ -3,7 +3,9 @@
  * nldev.c - the RDMA_NL_NLDEV commands about devices and ports: GET,
  * PORT_GET, GET_CHARDEV, SYS_GET and STAT_GET, answered as ib_core's
  * nldev.c answers them (iproute2's rdma tool and rdma-core read them).
- * The resource listings are in nldev_res.c.
+ * The resource listings are in nldev_res.c, SET and SYS_SET (network
+ * namespaces) in netns.c.  A device another namespace owns (exclusive
+ * mode) is not there for the sender's socket.
  *
  * Locking: a command looks a device up and fills its message under
  * ibx_devices_lock (the ibdev stays allocated while listed) and core->lock
@@ -37,6 +39,7 @@ const struct nla_policy ibx_nldev_policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_STAT_MODE] = { .type = NLA_U32 },
 	[RDMA_NLDEV_SYS_ATTR_NETNS_MODE] = { .type = NLA_U8 },
 	[RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK] = { .type = NLA_U8 },
+	[RDMA_NLDEV_NET_NS_FD] = { .type = NLA_U32 },
 };
 
 int ibx_nldev_parse(const struct nlmsghdr *nlh, struct nlattr **tb,
@@ -47,14 +50,15 @@ int ibx_nldev_parse(const struct nlmsghdr *nlh, struct nlattr **tb,
 				      ibx_nldev_policy, extack);
 }
 
-static struct ibx_core_dev *ibx_nldev_find(u32 index)
+/* Another namespace's device (exclusive mode) is no device, as upstream. */
+static struct ibx_core_dev *ibx_nldev_find(struct net *net, u32 index)
 {
 	struct ibx_core_dev *core;
 
 	lockdep_assert_held(&ibx_devices_lock);
 	list_for_each_entry(core, &ibx_devices, node)
 		if (core->index >= 0 && core->index == index)
-			return core;
+			return ibx_core_access_netns(core, net) ? core : NULL;
 	return NULL;
 }
 
@@ -71,12 +75,12 @@ static bool ibx_nldev_lock(struct ibx_core_dev *core)
 	return false;
 }
 
-struct ibx_core_dev *ibx_nldev_get(u32 index)
+struct ibx_core_dev *ibx_nldev_get(struct net *net, u32 index)
 {
 	struct ibx_core_dev *core;
 
 	mutex_lock(&ibx_devices_lock);
-	core = ibx_nldev_find(index);
+	core = ibx_nldev_find(net, index);
 	if (core && ibx_nldev_lock(core))
 		return core;
 	mutex_unlock(&ibx_devices_lock);
@@ -192,7 +196,8 @@ static int ibx_nldev_doit_one(struct sk_buff *skb, struct nlmsghdr *nlh,
 		ret = -EMSGSIZE;
 		goto err;
 	}
-	core = ibx_nldev_get(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
+	core = ibx_nldev_get(sock_net(skb->sk),
+			     nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
 	if (!core) {
 		ret = -EINVAL;		/* ib_core: no such index */
 	} else {
@@ -223,7 +228,9 @@ int ibx_nldev_dump(struct sk_buff *skb, struct netlink_callback *cb, u32 cmd,
 		void *hdr;
 		int ret;
 
-		if (idx++ < skip || !ibx_nldev_lock(core))
+		if (idx++ < skip ||
+		    !ibx_core_access_netns(core, sock_net(skb->sk)) ||
+		    !ibx_nldev_lock(core))
 			continue;
 		hdr = ibx_nldev_put_hdr(skb, NETLINK_CB(cb->skb).portid,
 					cb->nlh->nlmsg_seq, cmd, NLM_F_MULTI);
@@ -281,7 +288,8 @@ static int ibx_nldev_port_get_dump(struct sk_buff *skb,
 		return ret;
 	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX])
 		return -EINVAL;
-	core = ibx_nldev_get(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
+	core = ibx_nldev_get(sock_net(skb->sk),
+			     nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
 	if (!core)
 		return -EINVAL;
 	for (port = start + 1; port <= core->ibdev->attr.base.phys_port_cnt;
@@ -344,7 +352,7 @@ static int ibx_nldev_get_chardev(struct sk_buff *skb, struct nlmsghdr *nlh,
 			return -EINVAL;
 		if (index < 0)
 			return -EOPNOTSUPP;
-		core = ibx_nldev_get(index);
+		core = ibx_nldev_get(sock_net(skb->sk), index);
 		if (core) {
 			cd.devt = core->udev.devt;
 			cd.abi = core->ibdev->driver_abi_version;
@@ -357,7 +365,8 @@ static int ibx_nldev_get_chardev(struct sk_buff *skb, struct nlmsghdr *nlh,
 	} else {
 		if (tb[RDMA_NLDEV_ATTR_PORT_INDEX])
 			return -EINVAL;
-		ret = ibx_client_nl_chardev(index, type, &cd);
+		ret = ibx_client_nl_chardev(sock_net(skb->sk), index, type,
+					    &cd);
 		if (ret == -ENOENT)
 			ret = -EOPNOTSUPP;
 	}
@@ -383,9 +392,9 @@ static int ibx_nldev_get_chardev(struct sk_buff *skb, struct nlmsghdr *nlh,
 }
 
 /*
- * SYS_GET (`rdma system`): devices are shared by all network namespaces
- * (netns mode 1, ib_core's default), and MRs behave as with copy-on-fork
- * (ours pin with FOLL_LONGTERM, so a fork never moves pinned pages).
+ * SYS_GET (`rdma system`): the netns mode (1 shared, ib_core's default; 0
+ * exclusive; netns.c), and MRs behave as with copy-on-fork (ours pin with
+ * FOLL_LONGTERM, so a fork never moves pinned pages).
  */
 static int ibx_nldev_sys_get(struct sk_buff *skb, struct nlmsghdr *nlh,
 			     struct netlink_ext_ack *extack)
@@ -403,7 +412,8 @@ static int ibx_nldev_sys_get(struct sk_buff *skb, struct nlmsghdr *nlh,
 		return -ENOMEM;
 	hdr = ibx_nldev_put_hdr(msg, NETLINK_CB(skb).portid, nlh->nlmsg_seq,
 				RDMA_NLDEV_CMD_SYS_GET, 0);
-	if (!hdr || nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, 1) ||
+	if (!hdr || nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE,
+			       READ_ONCE(ibx_shared_netns)) ||
 	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 1)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -476,6 +486,10 @@ const struct ibx_nl_op ibx_nldev_ops[RDMA_NLDEV_NUM_OPS] = {
 		.doit = ibx_nldev_get_doit,
 		.dump = ibx_nldev_get_dump,
 	},
+	[RDMA_NLDEV_CMD_SET] = {
+		.doit = ibx_nldev_set,
+		.flags = IBX_NL_ADMIN,
+	},
 	[RDMA_NLDEV_CMD_PORT_GET] = {
 		.doit = ibx_nldev_port_get_doit,
 		.dump = ibx_nldev_port_get_dump,
@@ -489,6 +503,10 @@ const struct ibx_nl_op ibx_nldev_ops[RDMA_NLDEV_NUM_OPS] = {
 		.flags = IBX_NL_ADMIN,
 	},
 	[RDMA_NLDEV_CMD_SYS_GET] = { .doit = ibx_nldev_sys_get },
+	[RDMA_NLDEV_CMD_SYS_SET] = {
+		.doit = ibx_nldev_sys_set,
+		.flags = IBX_NL_ADMIN,
+	},
 	[RDMA_NLDEV_CMD_GET_CHARDEV] = { .doit = ibx_nldev_get_chardev },
 	[RDMA_NLDEV_CMD_STAT_GET] = { .doit = ibx_nldev_stat_get },
 	[RDMA_NLDEV_CMD_RES_GET] = {

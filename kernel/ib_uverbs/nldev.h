@@ -32,10 +32,11 @@ extern const struct nla_policy ibx_nldev_policy[RDMA_NLDEV_ATTR_MAX];
 int ibx_nldev_parse(const struct nlmsghdr *nlh, struct nlattr **tb,
 		    struct netlink_ext_ack *extack);
 /*
- * The registered device of @index with ibx_devices_lock and its core->lock
- * held (release with ibx_nldev_put()), or NULL with neither held.
+ * The registered device of @index that @net may see, with ibx_devices_lock
+ * and its core->lock held (release with ibx_nldev_put()), or NULL with
+ * neither held.
  */
-struct ibx_core_dev *ibx_nldev_get(u32 index);
+struct ibx_core_dev *ibx_nldev_get(struct net *net, u32 index);
 void ibx_nldev_put(struct ibx_core_dev *core);
 typedef int (*ibx_nldev_fill_t)(struct sk_buff *msg, struct ibx_core_dev *core,
 				u32 port, struct net *net);
@@ -50,6 +51,12 @@ void *ibx_nldev_put_hdr(struct sk_buff *msg, u32 portid, u32 seq, u32 cmd,
 int ibx_nldev_newlink(struct sk_buff *skb, struct nlmsghdr *nlh,
 		      struct netlink_ext_ack *extack);
 int ibx_nldev_dellink(struct sk_buff *skb, struct nlmsghdr *nlh,
+		      struct netlink_ext_ack *extack);
+
+/* netns.c */
+int ibx_nldev_set(struct sk_buff *skb, struct nlmsghdr *nlh,
+		  struct netlink_ext_ack *extack);
+int ibx_nldev_sys_set(struct sk_buff *skb, struct nlmsghdr *nlh,
 		      struct netlink_ext_ack *extack);
 
 /* nldev_res.c */

@@ -123,7 +123,8 @@ int ibx_nldev_res_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 		return -ENOMEM;
 	hdr = ibx_nldev_put_hdr(msg, NETLINK_CB(skb).portid, nlh->nlmsg_seq,
 				RDMA_NLDEV_CMD_RES_GET, 0);
-	core = ibx_nldev_get(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
+	core = ibx_nldev_get(sock_net(skb->sk),
+			     nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
 	if (!core) {
 		ret = -EINVAL;
 	} else {
@@ -337,7 +338,8 @@ static int ibx_res_list_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		return ret;
 	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX])
 		return -EINVAL;
-	core = ibx_nldev_get(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
+	core = ibx_nldev_get(sock_net(skb->sk),
+			     nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
 	if (!core)
 		return -EINVAL;
 	ret = -EMSGSIZE;

@@ -467,7 +467,7 @@ static int ibx_port_counters_init(struct ibx_port_sysfs *p)
 	return 0;
 }
 
-static int ibx_port_add(struct ibx_core_dev *core, u32 port)
+static int ibx_port_add(struct ibx_ib_view *view, u32 port)
 {
 	struct ibx_port_sysfs *p;
 	unsigned int i;
@@ -476,10 +476,10 @@ static int ibx_port_add(struct ibx_core_dev *core, u32 port)
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
-	p->core = core;
+	p->core = view->core;
 	p->port = port;
 	kobject_init(&p->kobj, &ibx_port_ktype);
-	ret = kobject_add(&p->kobj, core->ports_kobj, "%u", port);
+	ret = kobject_add(&p->kobj, view->ports_kobj, "%u", port);
 	if (ret)
 		goto err_put;
 
@@ -525,7 +525,7 @@ static int ibx_port_add(struct ibx_core_dev *core, u32 port)
 		kobject_put(&p->gid_attrs);
 		goto err_del;
 	}
-	core->ports[port] = p;
+	view->ports[port] = p;
 	kobject_uevent(&p->kobj, KOBJ_ADD);
 	return 0;
 
@@ -545,50 +545,94 @@ static void ibx_port_del(struct ibx_port_sysfs *p)
 	kobject_put(&p->kobj);
 }
 
-int ibx_sysfs_add(struct ibx_core_dev *core)
+static void ibx_view_release(struct device *d)
+{
+	kfree(container_of(d, struct ibx_ib_view, dev));
+}
+
+/**
+ * ibx_view_add() - add /sys/class/infiniband/<ibdev> for one namespace
+ * @core: the device, registered or being registered
+ * @net: the namespace whose sysfs mounts show it (the device's own, or
+ *	another one's in shared mode)
+ *
+ * The attributes of every view read the same device.
+ *
+ * Return: the view, or an ERR_PTR.
+ */
+struct ibx_ib_view *ibx_view_add(struct ibx_core_dev *core, struct net *net)
 {
 	struct ibx_device *dev = core->ibdev;
+	struct ibx_ib_view *view;
 	u32 port;
 	int ret;
 
-	core->ibdevice = device_create_with_groups(ibx_ib_class, core->hca_dev,
-						   MKDEV(0, 0), core,
-						   ibx_ib_dev_groups, "%s",
-						   dev->name);
-	if (IS_ERR(core->ibdevice)) {
-		ret = PTR_ERR(core->ibdevice);
-		core->ibdevice = NULL;
-		return ret;
+	view = kzalloc(sizeof(*view), GFP_KERNEL);
+	if (!view)
+		return ERR_PTR(-ENOMEM);
+	view->core = core;
+	view->net = net;	/* the class's namespace() reads it in device_add */
+	INIT_LIST_HEAD(&view->node);
+	device_initialize(&view->dev);
+	view->dev.class = ibx_ib_class;
+	view->dev.parent = core->hca_dev;
+	view->dev.groups = ibx_ib_dev_groups;
+	view->dev.release = ibx_view_release;
+	dev_set_drvdata(&view->dev, core);
+	ret = dev_set_name(&view->dev, "%s", dev->name);
+	if (!ret)
+		ret = device_add(&view->dev);
+	if (ret) {
+		put_device(&view->dev);
+		return ERR_PTR(ret);
 	}
-	core->ports_kobj = kobject_create_and_add("ports",
-						  &core->ibdevice->kobj);
-	if (!core->ports_kobj) {
+	view->ports_kobj = kobject_create_and_add("ports", &view->dev.kobj);
+	if (!view->ports_kobj) {
 		ret = -ENOMEM;
 		goto err;
 	}
 	for (port = 1; port <= dev->attr.base.phys_port_cnt; port++) {
-		ret = ibx_port_add(core, port);
+		ret = ibx_port_add(view, port);
 		if (ret)
 			goto err;
 	}
-	return 0;
+	return view;
 err:
-	ibx_sysfs_del(core);
-	return ret;
+	ibx_view_del(view);
+	return ERR_PTR(ret);
 }
 
-void ibx_sysfs_del(struct ibx_core_dev *core)
+/* Removes a view; waits for the show() calls running in it. */
+void ibx_view_del(struct ibx_ib_view *view)
 {
 	u32 port;
 
 	for (port = 1; port <= IBX_MAX_PORTS; port++) {
-		if (core->ports[port])
-			ibx_port_del(core->ports[port]);
-		core->ports[port] = NULL;
+		if (view->ports[port])
+			ibx_port_del(view->ports[port]);
+		view->ports[port] = NULL;
 	}
-	kobject_put(core->ports_kobj);
-	core->ports_kobj = NULL;
-	if (core->ibdevice)
-		device_unregister(core->ibdevice);
-	core->ibdevice = NULL;
+	kobject_put(view->ports_kobj);
+	view->ports_kobj = NULL;
+	device_unregister(&view->dev);	/* the release frees the view */
+}
+
+int ibx_sysfs_add(struct ibx_core_dev *core)
+{
+	struct ibx_ib_view *view;
+
+	lockdep_assert_held(&core->lock);
+	view = ibx_view_add(core, core->net);
+	if (IS_ERR(view))
+		return PTR_ERR(view);
+	core->view = view;
+	return 0;
+}
+
+void ibx_sysfs_del(struct ibx_core_dev *core)
+{
+	lockdep_assert_held(&core->lock);
+	if (core->view)
+		ibx_view_del(core->view);
+	core->view = NULL;
 }

@@ -17,7 +17,14 @@
 #define ibx_class_create(name) class_create(name)
 #endif
 
-/* class devnode/dev_uevent callbacks take a const device since 6.2. */
+/* A statically defined class names its module until 6.4. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+#define IBX_CLASS_OWNER .owner = THIS_MODULE,
+#else
+#define IBX_CLASS_OWNER
+#endif
+
+/* class devnode/dev_uevent/namespace callbacks take a const device since 6.2. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
 #define IBX_CLASS_DEV_CONST
 #else

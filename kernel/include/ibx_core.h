@@ -691,6 +691,13 @@ struct ibx_device {
 	u32 num_comp_vectors;
 	u32 driver_abi_version;			/* reported to providers */
 	char driver_id[16];			/* provider name, e.g. "mlx_hw" */
+	/*
+	 * Optional: the network namespace that owns the device in exclusive
+	 * mode (`rdma system set netns exclusive`), as the one of its netdev;
+	 * NULL or a namespace that is going away: init_net.  In shared mode
+	 * every device belongs to init_net and every namespace sees it.
+	 */
+	struct net *net;
 
 	/* Owned by the core. */
 	struct net_device *netdev[IBX_MAX_PORTS + 1];
@@ -711,6 +718,19 @@ void ibx_unregister_device(struct ibx_device *dev);
 
 /* The uverbsN number = ibv_get_device_index() = the netlink ibdev index. */
 int ibx_device_index(struct ibx_device *dev);
+
+/*
+ * Whether processes of @net may see and use @dev: always in shared mode,
+ * in exclusive mode only from the namespace that owns it (upstream's
+ * rdma_dev_access_netns).
+ */
+bool ibx_dev_access_netns(struct ibx_device *dev, const struct net *net);
+/*
+ * The netdev of GID entry @index, held (dev_put() it), or NULL for an
+ * empty entry or one without a netdev.  Any context.
+ */
+struct net_device *ibx_get_gid_ndev(struct ibx_device *dev, u32 port,
+				    unsigned int index);
 
 /* The netdev a port is bound to (device/net link, gid ndevs); NULL unbinds. */
 int ibx_set_netdev(struct ibx_device *dev, u32 port, struct net_device *ndev);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * loopback.c - the transport between mlx_hw devices of this host.  A packet
- * whose destination GID belongs to a local device skips the network: it
+ * loopback.c - the transport between mlx_hw devices of this host whose
+ * netdevs share a network namespace.  A packet whose destination GID
+ * belongs to such a device skips the network: it
  * gets the same IP and UDP headers as on the wire (a UD receiver copies the
  * IP header into its GRH), but no ICRC and no Ethernet header, and goes
  * straight to recv.c of that device.  Reliable packets may carry their
@@ -30,15 +31,21 @@ static bool mlx_hw_lo_roll(unsigned int ppm)
 	return ppm && get_random_u32_below(1000000) < ppm;
 }
 
-/* Whether @gid is a GID of any local mlx_hw device with an active port. */
-bool mlx_hw_gid_is_local(const union ibx_gid *gid)
+/*
+ * Whether @gid is a GID of a local device in @src's namespace.  Another
+ * namespace is reached through its netdevs, as another host: it may use
+ * the same addresses.
+ */
+bool mlx_hw_gid_is_local(struct mlx_hw_dev *src, const union ibx_gid *gid)
 {
+	struct net *net = mlx_hw_dev_net(src);
 	struct mlx_hw_dev *dev;
 	bool found = false;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(dev, &mlx_hw_devices, list) {
-		if (mlx_hw_dev_has_gid(dev, gid)) {
+		if (net_eq(mlx_hw_dev_net(dev), net) &&
+		    mlx_hw_dev_has_gid(dev, gid)) {
 			found = true;
 			break;
 		}
@@ -48,12 +55,15 @@ bool mlx_hw_gid_is_local(const union ibx_gid *gid)
 }
 
 /*
- * Hands a packet (skb->data at the BTH) to the device owning its
- * destination GID, or to every device for a multicast group (each keeps
- * what its attached QPs want).  A GID nobody owns loses the packet.
+ * Hands a packet (skb->data at the BTH) to the device of @src's namespace
+ * owning its destination GID, or to every device of the namespace for a
+ * multicast group (each keeps what its attached QPs want).  A GID nobody
+ * owns loses the packet.
  */
-static void mlx_hw_loopback_deliver(struct sk_buff *skb)
+static void mlx_hw_loopback_deliver(struct mlx_hw_dev *src,
+				    struct sk_buff *skb)
 {
+	struct net *net = mlx_hw_dev_net(src);
 	struct mlx_hw_dev *dev;
 	struct sk_buff *copy;
 	union ibx_gid dgid;
@@ -65,7 +75,8 @@ static void mlx_hw_loopback_deliver(struct sk_buff *skb)
 	/* Under RCU the device cannot be freed; mlx_hw_rcv() never sleeps. */
 	rcu_read_lock();
 	list_for_each_entry_rcu(dev, &mlx_hw_devices, list) {
-		if (!READ_ONCE(dev->port_active))
+		if (!READ_ONCE(dev->port_active) ||
+		    !net_eq(mlx_hw_dev_net(dev), net))
 			continue;
 		if (mcast) {
 			copy = skb_clone(skb, GFP_ATOMIC);
@@ -95,7 +106,7 @@ void mlx_hw_loopback_flush(struct mlx_hw_dev *dev)
 	dev->lo_held = NULL;
 	spin_unlock_bh(&dev->lo_lock);
 	if (held)
-		mlx_hw_loopback_deliver(held);
+		mlx_hw_loopback_deliver(dev, held);
 }
 
 /*
@@ -122,7 +133,7 @@ int mlx_hw_loopback_xmit(struct mlx_hw_dev *src, const struct mlx_hw_av *av,
 		dup = skb_clone(skb, GFP_ATOMIC);
 		if (dup) {
 			mlx_hw_count(src, MLX_HW_CNT_LO_DUPLICATED, 1);
-			mlx_hw_loopback_deliver(dup);
+			mlx_hw_loopback_deliver(src, dup);
 		}
 	}
 	spin_lock_bh(&src->lo_lock);
@@ -137,10 +148,10 @@ int mlx_hw_loopback_xmit(struct mlx_hw_dev *src, const struct mlx_hw_av *av,
 	}
 	spin_unlock_bh(&src->lo_lock);
 	if (skb)
-		mlx_hw_loopback_deliver(skb);
+		mlx_hw_loopback_deliver(src, skb);
 	else	/* held: the thread's next pass delivers it if nothing else */
 		mlx_hw_engine_kick(src);
 	if (held)
-		mlx_hw_loopback_deliver(held);
+		mlx_hw_loopback_deliver(src, held);
 	return 0;
 }

@@ -5,8 +5,10 @@
  * A device is created per netdev named by the load parameter netdev=d0,d1,
  * written at run time to /sys/module/mlx_hw/parameters/add, or by `rdma
  * link add NAME type mlx_hw netdev NETDEV`; writing the name to .../remove,
- * `rdma link delete NAME`, unregistering the netdev or unloading the
- * module removes it.
+ * `rdma link delete NAME`, unregistering the netdev (moving it to another
+ * network namespace included) or unloading the module removes it.  A
+ * device lives in its netdev's namespace: its wire (net.c), and in the
+ * core's exclusive netns mode its visibility.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -16,6 +18,7 @@
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/platform_device.h>
+#include <linux/nsproxy.h>
 #include "mlx_hw.h"
 
 MODULE_AUTHOR("ibx project");
@@ -105,6 +108,7 @@ static void mlx_hw_dev_free(struct mlx_hw_dev *dev)
 {
 	mlx_hw_pdev_del(dev);	/* after ibx_unregister_device() */
 	mlx_hw_engine_stop(dev);
+	mlx_hw_net_put(dev);	/* no packet of ours is sent any more */
 	kfree_skb(dev->lo_held);
 	mlx_hw_mcast_cleanup(dev);
 	if (dev->engine_region)
@@ -151,6 +155,8 @@ static int mlx_hw_bind(struct net_device *ndev, const char *ibname)
 		goto out_put;
 	}
 	dev->ndev = ndev;		/* our reference */
+	mlx_hw_net_get(dev);
+	dev->ibx.net = dev_net(ndev);	/* its owner in exclusive netns mode */
 	INIT_LIST_HEAD(&dev->list);
 	INIT_WORK(&dev->gid_work, mlx_hw_gid_work);
 	INIT_WORK(&dev->remove_work, mlx_hw_remove_work);
@@ -232,7 +238,8 @@ static int mlx_hw_add(const char *name)
 	struct net_device *ndev;
 	int err;
 
-	ndev = dev_get_by_name(&init_net, name);
+	/* The writer's namespace, as for `rdma link add`. */
+	ndev = dev_get_by_name(current->nsproxy->net_ns, name);
 	if (!ndev)
 		return -ENODEV;
 	err = mlx_hw_bind(ndev, NULL);
@@ -269,7 +276,8 @@ static int mlx_hw_remove(const char *name, bool by_ndev)
 	spin_lock(&mlx_hw_devices_lock);
 	list_for_each_entry(dev, &mlx_hw_devices, list) {
 		if (!dev->removing &&
-		    ((by_ndev && !strcmp(dev->ndev->name, name)) ||
+		    ((by_ndev && !strcmp(dev->ndev->name, name) &&
+		      net_eq(mlx_hw_dev_net(dev), current->nsproxy->net_ns)) ||
 		     !strcmp(dev->ibx.name, name))) {
 			found = dev;
 			found->removing = true;
@@ -281,6 +289,43 @@ static int mlx_hw_remove(const char *name, bool by_ndev)
 		mlx_hw_destroy(found);
 	mutex_unlock(&mlx_hw_bind_mutex);
 	return found ? 0 : -ENODEV;
+}
+
+/*
+ * A network namespace goes away (net.c): destroys the devices that still
+ * count on its sockets, once the removals queued for them have run.  Its
+ * own netdevs are gone already; a physical netdev moved back to init_net
+ * may have left its device behind.
+ */
+void mlx_hw_destroy_net_devices(struct net *net)
+{
+	struct mlx_hw_dev *dev, *found;
+	bool queued;
+
+	for (;;) {
+		flush_workqueue(mlx_hw_remove_wq);
+		mutex_lock(&mlx_hw_bind_mutex);
+		found = NULL;
+		queued = false;
+		spin_lock(&mlx_hw_devices_lock);
+		list_for_each_entry(dev, &mlx_hw_devices, list) {
+			if (dev->net != net)
+				continue;
+			if (dev->removing) {
+				queued = true;	/* its work item frees it */
+				continue;
+			}
+			dev->removing = true;
+			found = dev;
+			break;
+		}
+		spin_unlock(&mlx_hw_devices_lock);
+		if (found)
+			mlx_hw_destroy(found);
+		mutex_unlock(&mlx_hw_bind_mutex);
+		if (!found && !queued)
+			return;
+	}
 }
 
 static void mlx_hw_remove_work(struct work_struct *work)
@@ -428,13 +473,12 @@ static int mlx_hw_param_get(char *buffer, const struct kernel_param *kp)
 }
 
 /*
- * `rdma link add NAME type mlx_hw netdev NETDEV`, as rxe.  The engine's
- * sockets live in the initial network namespace, so its netdevs must too.
+ * `rdma link add NAME type mlx_hw netdev NETDEV`, as rxe; the core found
+ * NETDEV in the sender's network namespace, which the device then lives
+ * in.
  */
 static int mlx_hw_newlink(const char *ibdev_name, struct net_device *ndev)
 {
-	if (!net_eq(dev_net(ndev), &init_net))
-		return -EOPNOTSUPP;
 	return mlx_hw_bind(ndev, ibdev_name);
 }
 
@@ -480,7 +524,9 @@ static int __init mlx_hw_init(void)
 	err = mlx_hw_odp_init();
 	if (err)
 		goto out_qp_cache;
-	mlx_hw_net_init();
+	err = mlx_hw_net_init();
+	if (err)
+		goto out_odp;
 	err = platform_driver_register(&mlx_hw_pdrv);
 	if (err)
 		goto out_net;
@@ -507,6 +553,7 @@ out_pdrv:
 	platform_driver_unregister(&mlx_hw_pdrv);
 out_net:
 	mlx_hw_net_exit();
+out_odp:
 	mlx_hw_odp_exit();
 out_qp_cache:
 	mlx_hw_qp_cache_exit();

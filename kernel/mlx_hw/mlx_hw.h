@@ -238,6 +238,7 @@ struct mlx_hw_dev {
 	struct ibx_device ibx;		/* must be first */
 	struct list_head list;		/* in mlx_hw_devices (RCU) */
 	struct net_device *ndev;	/* bound netdev, held */
+	struct net *net;		/* whose UDP sockets it counts on (net.c) */
 	struct platform_device *pdev;	/* sysfs parent, bound to our driver */
 	u8 mac[ETH_ALEN];		/* MAC when bound */
 	bool port_active;		/* last reported port state */
@@ -774,6 +775,16 @@ int mlx_hw_pkt_xmit(struct mlx_hw_qp *qp, const struct mlx_hw_av *av,
 /* net.c */
 int mlx_hw_net_init(void);
 void mlx_hw_net_exit(void);
+void mlx_hw_net_get(struct mlx_hw_dev *dev);
+void mlx_hw_net_put(struct mlx_hw_dev *dev);
+/* main.c: destroys the devices that count on @net's sockets. */
+void mlx_hw_destroy_net_devices(struct net *net);
+
+/* The namespace of the device's wire (its netdev's). */
+static inline struct net *mlx_hw_dev_net(struct mlx_hw_dev *dev)
+{
+	return dev_net(dev->ndev);
+}
 int mlx_hw_net_xmit(struct mlx_hw_dev *dev, const struct mlx_hw_av *av,
 		    struct sk_buff *skb);
 void mlx_hw_push_ip_udp(struct sk_buff *skb, const struct mlx_hw_av *av);
@@ -784,7 +795,7 @@ void mlx_hw_mcast_leave(struct mlx_hw_dev *dev, const union ibx_gid *mgid);
 int mlx_hw_loopback_xmit(struct mlx_hw_dev *src, const struct mlx_hw_av *av,
 			 struct sk_buff *skb);
 void mlx_hw_loopback_flush(struct mlx_hw_dev *dev);
-bool mlx_hw_gid_is_local(const union ibx_gid *gid);
+bool mlx_hw_gid_is_local(struct mlx_hw_dev *src, const union ibx_gid *gid);
 
 /* recv.c */
 void mlx_hw_pkt_gids(struct sk_buff *skb, union ibx_gid *sgid,

@@ -11,10 +11,14 @@
  * if that fails; RC then retransmits.  Going through dev_queue_xmit keeps
  * the netdev's qdisc (netem in the tests) and packet taps in the path.
  *
- * Receive: one kernel UDP socket per address family takes port 4791; its
- * encap hook runs in softirq, checks the ICRC, strips UDP and ICRC and
- * hands the packet to recv.c for the device of the netdev it arrived on,
- * which runs the QP's side that takes it right there (engine.c).
+ * Receive: one kernel UDP socket per address family takes port 4791 in
+ * each network namespace that has a device on one of its netdevs (made for
+ * the first one, released with the last: a namespace without a device
+ * keeps the port free, as for rxe); its encap hook runs in softirq, checks
+ * the ICRC, strips UDP and ICRC and hands the packet to recv.c for the
+ * device of the netdev it arrived on, which runs the QP's side that takes
+ * it right there (engine.c).  Routes and neighbours are the netdev's
+ * namespace's.
  */
 #include <linux/crc32.h>
 #include <linux/if_ether.h>
@@ -31,10 +35,22 @@
 #include <net/neighbour.h>
 #include <net/route.h>
 #include <net/sch_generic.h>
+#include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
 #include "mlx_hw.h"
 
-static struct socket *mlx_hw_sock4, *mlx_hw_sock6;
+/* The wire of one network namespace (net_generic). */
+struct mlx_hw_netns {
+	struct socket *sock4, *sock6;	/* UDP 4791, or NULL if it was taken */
+	unsigned int users;		/* devices counting on them (bind mutex) */
+};
+
+static unsigned int mlx_hw_net_id;
+
+static struct mlx_hw_netns *mlx_hw_netns(struct net *net)
+{
+	return net_generic(net, mlx_hw_net_id);
+}
 
 /* ---------------- ICRC ---------------- */
 
@@ -167,14 +183,16 @@ static struct dst_entry *mlx_hw_route(struct net_device *ndev,
 			.flowi6_oif = ndev->ifindex,
 			.flowi6_proto = IPPROTO_UDP,
 		};
+		struct socket *sock6;
 
-		if (!mlx_hw_sock6)
+		/* The device's namespace keeps its socket while it lives. */
+		sock6 = READ_ONCE(mlx_hw_netns(dev_net(ndev))->sock6);
+		if (!sock6)
 			return NULL;
 		memcpy(&fl6.saddr, av->sgid.raw, 16);
 		memcpy(&fl6.daddr, av->dgid.raw, 16);
-		dst = ipv6_stub->ipv6_dst_lookup_flow(dev_net(ndev),
-						      mlx_hw_sock6->sk, &fl6,
-						      NULL);
+		dst = ipv6_stub->ipv6_dst_lookup_flow(dev_net(ndev), sock6->sk,
+						      &fl6, NULL);
 		if (IS_ERR(dst))
 			return NULL;
 	}
@@ -346,7 +364,7 @@ drop:
 	return 0;
 }
 
-static struct socket *mlx_hw_udp_sock(bool ipv6)
+static struct socket *mlx_hw_udp_sock(struct net *net, bool ipv6)
 {
 	struct udp_tunnel_sock_cfg tnl = {
 		.encap_type = 1,
@@ -362,31 +380,86 @@ static struct socket *mlx_hw_udp_sock(bool ipv6)
 	struct socket *sock;
 	int err;
 
-	err = udp_sock_create(&init_net, &cfg, &sock);
+	/* A kernel socket holds no reference: our pernet exit ends it. */
+	err = udp_sock_create(net, &cfg, &sock);
 	if (err) {
 		pr_warn("no IPv%d UDP socket on port %d (%d): that wire stays down\n",
 			ipv6 ? 6 : 4, MLX_HW_ROCE_PORT, err);
 		return NULL;
 	}
-	setup_udp_tunnel_sock(&init_net, sock, &tnl);
+	setup_udp_tunnel_sock(net, sock, &tnl);
 	return sock;
 }
 
-int mlx_hw_net_init(void)
+/**
+ * mlx_hw_net_get() - the wire of the namespace of @dev's netdev
+ * @dev: a device being bound; its ndev is set
+ *
+ * The namespace's sockets are made for its first device.  Called under
+ * the bind mutex, as mlx_hw_net_put().
+ */
+void mlx_hw_net_get(struct mlx_hw_dev *dev)
 {
-	mlx_hw_sock4 = mlx_hw_udp_sock(false);
-	if (IS_ENABLED(CONFIG_IPV6))
-		mlx_hw_sock6 = mlx_hw_udp_sock(true);
-	return 0;
+	struct net *net = dev_net(dev->ndev);
+	struct mlx_hw_netns *mn = mlx_hw_netns(net);
+
+	if (!mn->users++) {
+		mn->sock4 = mlx_hw_udp_sock(net, false);
+		if (IS_ENABLED(CONFIG_IPV6))
+			mn->sock6 = mlx_hw_udp_sock(net, true);
+	}
+	dev->net = net;
 }
 
+/* Once the device's data path has stopped; the last one frees the port. */
+void mlx_hw_net_put(struct mlx_hw_dev *dev)
+{
+	struct mlx_hw_netns *mn;
+	struct socket *s4, *s6;
+
+	if (!dev->net)
+		return;
+	mn = mlx_hw_netns(dev->net);
+	dev->net = NULL;
+	if (--mn->users)
+		return;
+	s4 = mn->sock4;
+	s6 = mn->sock6;
+	WRITE_ONCE(mn->sock4, NULL);
+	WRITE_ONCE(mn->sock6, NULL);
+	/* Each waits for the receive hooks running on it (RCU). */
+	if (s6)
+		udp_tunnel_sock_release(s6);
+	if (s4)
+		udp_tunnel_sock_release(s4);
+}
+
+/*
+ * A namespace goes away: its netdevs went first (unregistering them waits
+ * for our devices to drop them), but a device on a netdev that moved back
+ * to init_net may still count on its sockets; main.c destroys those.
+ */
+static void __net_exit mlx_hw_netns_exit(struct net *net)
+{
+	mlx_hw_destroy_net_devices(net);
+	WARN_ON(mlx_hw_netns(net)->users);
+}
+
+static struct pernet_operations mlx_hw_net_ops = {
+	.exit = mlx_hw_netns_exit,
+	.id = &mlx_hw_net_id,
+	.size = sizeof(struct mlx_hw_netns),
+};
+
+int mlx_hw_net_init(void)
+{
+	return register_pernet_subsys(&mlx_hw_net_ops);
+}
+
+/* After every device is gone. */
 void mlx_hw_net_exit(void)
 {
-	if (mlx_hw_sock6)
-		udp_tunnel_sock_release(mlx_hw_sock6);
-	if (mlx_hw_sock4)
-		udp_tunnel_sock_release(mlx_hw_sock4);
-	mlx_hw_sock4 = mlx_hw_sock6 = NULL;
+	unregister_pernet_subsys(&mlx_hw_net_ops);
 }
 
 /* ---------------- multicast membership ---------------- */

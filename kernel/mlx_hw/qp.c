@@ -542,7 +542,7 @@ int mlx_hw_av_set(struct mlx_hw_dev *dev, struct mlx_hw_av *av,
 	err = mlx_hw_dev_get_gid(dev, sgid_index, &av->sgid);
 	av->ipv4 = ipv6_addr_v4mapped((struct in6_addr *)av->sgid.raw) &&
 		   ipv6_addr_v4mapped((struct in6_addr *)dgid->raw);
-	av->loopback = mlx_hw_gid_is_local(dgid);
+	av->loopback = mlx_hw_gid_is_local(dev, dgid);
 	if (!fl) {
 		h = (u64)lqpn * rqpn;
 		h ^= h >> 20;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * addr.c - address resolution on RoCE: the kernel's route and neighbour
- * tables give the source IP, the netdev, the hop limit and the
- * destination MAC; the source IP's GID gives the device and port.
+ * addr.c - address resolution on RoCE: the route and neighbour tables of
+ * the id's network namespace give the source IP, the netdev, the hop limit
+ * and the destination MAC; the source IP's GID gives the device and port.
  *
  * It runs from a delayed work item: an unresolved neighbour is asked for
  * (neigh_event_send) and looked at again every CMA_ADDR_RETRY_MS until
@@ -65,7 +65,7 @@ static int cma_fetch_ha(struct dst_entry *dst, const void *daddr,
 	return ret;
 }
 
-static int cma_lookup4(const struct sockaddr_in *src,
+static int cma_lookup4(struct net *net, const struct sockaddr_in *src,
 		       const struct sockaddr_in *dst, struct cma_addr_res *res)
 {
 	struct flowi4 fl4 = {
@@ -77,7 +77,7 @@ static int cma_lookup4(const struct sockaddr_in *src,
 	struct rtable *rt;
 	int ret;
 
-	rt = ip_route_output_key(&init_net, &fl4);
+	rt = ip_route_output_key(net, &fl4);
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
 	out->sin_family = AF_INET;
@@ -86,7 +86,7 @@ static int cma_lookup4(const struct sockaddr_in *src,
 	ndev = rt->dst.dev;
 	if (ndev->flags & IFF_LOOPBACK) {
 		/* A local destination: the netdev that owns the source IP. */
-		owner = __ip_dev_find(&init_net, fl4.saddr, false);
+		owner = __ip_dev_find(net, fl4.saddr, false);
 		ndev = owner && !(owner->flags & IFF_LOOPBACK) ? owner : NULL;
 	}
 	if (!ndev) {
@@ -103,7 +103,7 @@ out:
 	return ret;
 }
 
-static int cma_lookup6(const struct sockaddr_in6 *src,
+static int cma_lookup6(struct net *net, const struct sockaddr_in6 *src,
 		       const struct sockaddr_in6 *dst, struct cma_addr_res *res)
 {
 	struct flowi6 fl6 = {
@@ -118,7 +118,7 @@ static int cma_lookup6(const struct sockaddr_in6 *src,
 
 	if (!ipv6_stub || !ipv6_stub->ipv6_dst_lookup_flow)
 		return -EAFNOSUPPORT;
-	de = ipv6_stub->ipv6_dst_lookup_flow(&init_net, NULL, &fl6, NULL);
+	de = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
 	if (IS_ERR(de))
 		return PTR_ERR(de);
 	out->sin6_family = AF_INET6;
@@ -126,9 +126,9 @@ static int cma_lookup6(const struct sockaddr_in6 *src,
 	out->sin6_scope_id = src->sin6_scope_id;
 	rcu_read_lock();
 	if (de->dev->flags & IFF_LOOPBACK) {
-		for_each_netdev_rcu(&init_net, d) {
+		for_each_netdev_rcu(net, d) {
 			if (!(d->flags & IFF_LOOPBACK) &&
-			    ipv6_chk_addr(&init_net, &fl6.saddr, d, 1)) {
+			    ipv6_chk_addr(net, &fl6.saddr, d, 1)) {
 				ndev = d;
 				break;
 			}
@@ -204,10 +204,10 @@ void cma_addr_work(struct work_struct *work)
 		goto out;
 	}
 	if (id->dst.ss_family == AF_INET)
-		ret = cma_lookup4((struct sockaddr_in *)&id->src,
+		ret = cma_lookup4(id->net, (struct sockaddr_in *)&id->src,
 				  (struct sockaddr_in *)&id->dst, &res);
 	else
-		ret = cma_lookup6((struct sockaddr_in6 *)&id->src,
+		ret = cma_lookup6(id->net, (struct sockaddr_in6 *)&id->src,
 				  (struct sockaddr_in6 *)&id->dst, &res);
 	if (ret == -ENODATA) {
 		if (time_before(jiffies, id->addr_deadline)) {

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * cma.c - the connection manager id: its state machine, port reservation
- * (rdma_cm ports are separate from TCP/UDP ports, one table per port
- * space), device binding by source GID, route resolution on RoCE, options
- * and the QP attributes it hands to user space.  Address resolution is in
- * addr.c, multicast in cma_mcast.c, connections in cma_conn.c on top of
- * the IB CM (cm.h).
+ * cma.c - the connection manager id: its state machine, device binding
+ * by source GID, route resolution on RoCE, options and the QP attributes
+ * it hands to user space.  Port reservation is in cma_port.c, address
+ * resolution in addr.c, multicast in cma_mcast.c, connections in
+ * cma_conn.c on top of the IB CM (cm.h).
+ *
+ * Each id lives in one network namespace (the creating process's, as
+ * upstream ucma's current->nsproxy->net_ns), which it holds: it binds to
+ * addresses of that namespace, on devices it may use whose GIDs belong to
+ * netdevs of that namespace, and resolves routes there.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -49,13 +53,14 @@ atomic_t cma_mcast_count = ATOMIC_INIT(0);
 static void cma_route_work(struct work_struct *work);
 static void cma_addr_change_work(struct work_struct *work);
 
-struct cma_id *cma_create_id(u16 ps, u8 qp_type, cma_event_handler handler,
-			     void *context)
+struct cma_id *cma_create_id(struct net *net, u16 ps, u8 qp_type,
+			     cma_event_handler handler, void *context)
 {
 	struct cma_id *id = kzalloc(sizeof(*id), GFP_KERNEL);
 
 	if (!id)
 		return ERR_PTR(-ENOMEM);
+	id->net = get_net(net);
 	mutex_init(&id->lock);
 	id->state = CMA_IDLE;
 	atomic_set(&id->refs, 1);
@@ -77,255 +82,30 @@ struct cma_id *cma_create_id(u16 ps, u8 qp_type, cma_event_handler handler,
 	return id;
 }
 
-/* ---- port reservation ---- */
-
-/* All ids holding one (port space, port). */
-struct cma_bind {
-	u16 ps;
-	u16 port;
-	struct hlist_head owners;
-};
-
-static DEFINE_MUTEX(cma_bind_lock);
-static DEFINE_XARRAY(cma_ps_tcp);
-static DEFINE_XARRAY(cma_ps_udp);
-static DEFINE_XARRAY(cma_ps_ib);
-static DEFINE_XARRAY(cma_ps_ipoib);
-
-static struct xarray *cma_ps_table(u16 ps)
-{
-	switch (ps) {
-	case RDMA_PS_TCP: return &cma_ps_tcp;
-	case RDMA_PS_UDP: return &cma_ps_udp;
-	case RDMA_PS_IB: return &cma_ps_ib;
-	case RDMA_PS_IPOIB: return &cma_ps_ipoib;
-	}
-	return NULL;
-}
-
-bool cma_zero_addr(const struct sockaddr *a)
-{
-	if (a->sa_family == AF_INET6)
-		return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
-	return ((const struct sockaddr_in *)a)->sin_addr.s_addr == htonl(INADDR_ANY);
-}
-
-static bool cma_loopback_addr(const struct sockaddr *a)
-{
-	if (a->sa_family == AF_INET6)
-		return ipv6_addr_loopback(&((const struct sockaddr_in6 *)a)->sin6_addr);
-	return ipv4_is_loopback(((const struct sockaddr_in *)a)->sin_addr.s_addr);
-}
-
-/*
- * Upstream's cma_any_addr: a loopback address (127.0.0.0/8, ::1) counts
- * as a wildcard.  Binding one binds no device, it conflicts with every
- * other owner of its port, a listener on it takes connections to any
- * address of the family, and a destination of it means this host.
- */
-bool cma_any_addr(const struct sockaddr *a)
-{
-	return cma_zero_addr(a) || cma_loopback_addr(a);
-}
-
-static bool cma_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
-			       &((const struct sockaddr_in6 *)b)->sin6_addr);
-}
-
-/*
- * May @id share bind->port with its owners?  The rules of upstream
- * cma_check_port: two ids that both set REUSEADDR share; AF_ONLY ids of
- * different families do not meet; a wildcard meeting anything is
- * EADDRNOTAVAIL, the same address twice EADDRINUSE.
- */
-static int cma_check_port(struct cma_bind *bind, struct cma_id *id,
-			  bool reuseaddr)
-{
-	const struct sockaddr *addr = (struct sockaddr *)&id->src, *cur_addr;
-	struct cma_id *cur;
-
-	hlist_for_each_entry(cur, &bind->owners, bind_node) {
-		if (cur == id)
-			continue;
-		if (reuseaddr && cur->reuseaddr)
-			continue;
-		cur_addr = (struct sockaddr *)&cur->src;
-		if (id->afonly && cur->afonly &&
-		    addr->sa_family != cur_addr->sa_family)
-			continue;
-		if (cma_any_addr(addr) || cma_any_addr(cur_addr))
-			return -EADDRNOTAVAIL;
-		if (cma_addr_equal(addr, cur_addr))
-			return -EADDRINUSE;
-	}
-	return 0;
-}
-
-static int cma_bind_port(struct cma_id *id, struct xarray *xa, u16 port,
-			 bool reuseaddr)
-{
-	struct cma_bind *bind = xa_load(xa, port);
-	int ret;
-
-	if (bind) {
-		ret = cma_check_port(bind, id, reuseaddr);
-		if (ret)
-			return ret;
-	} else {
-		bind = kzalloc(sizeof(*bind), GFP_KERNEL);
-		if (!bind)
-			return -ENOMEM;
-		bind->ps = id->ps;
-		bind->port = port;
-		ret = xa_err(xa_store(xa, port, bind, GFP_KERNEL));
-		if (ret) {
-			kfree(bind);
-			return ret;
-		}
-	}
-	id->bind = bind;
-	hlist_add_head(&id->bind_node, &bind->owners);
-	cma_set_port((struct sockaddr *)&id->src, htons(port));
-	return 0;
-}
-
-/* Reserves the id's source port, a random free one for port 0. */
-int cma_get_port(struct cma_id *id)
-{
-	struct xarray *xa = cma_ps_table(id->ps);
-	int low, high, range, i, ret = -EADDRNOTAVAIL;
-	u16 port = ntohs(cma_port((struct sockaddr *)&id->src));
-	u32 start;
-
-	if (!xa)
-		return -EPROTONOSUPPORT;
-	mutex_lock(&cma_bind_lock);
-	if (port) {
-		ret = cma_bind_port(id, xa, port, id->reuseaddr);
-		goto out;
-	}
-	inet_get_local_port_range(&init_net, &low, &high);
-	range = high - low + 1;
-	start = get_random_u32();
-	for (i = 0; i < range; i++) {
-		port = low + (start + i) % range;
-		if (xa_load(xa, port))
-			continue;	/* a random port is never shared */
-		ret = cma_bind_port(id, xa, port, false);
-		if (ret != -EADDRNOTAVAIL && ret != -EADDRINUSE)
-			break;
-	}
-out:
-	mutex_unlock(&cma_bind_lock);
-	return ret;
-}
-
-static void cma_release_port(struct cma_id *id)
-{
-	struct cma_bind *bind = id->bind;
-
-	if (!bind)
-		return;
-	mutex_lock(&cma_bind_lock);
-	hlist_del(&id->bind_node);
-	if (hlist_empty(&bind->owners)) {
-		xa_erase(cma_ps_table(bind->ps), bind->port);
-		kfree(bind);
-	}
-	id->bind = NULL;
-	mutex_unlock(&cma_bind_lock);
-}
-
-/*
- * The listener of (ps, port) for a connection to @local, referenced (drop
- * with cma_id_put()): an exact address first, else a wildcard of the
- * family (an IPv6 wildcard takes IPv4 too unless AF_ONLY).  -ENOENT:
- * nothing listens on the port, which the CM answers with "invalid service
- * ID" as Linux does; -ECONNREFUSED: listeners, none for that address.
- */
-struct cma_id *cma_find_listener(u16 ps, u16 port,
-				 const struct sockaddr *local)
-{
-	struct xarray *xa = cma_ps_table(ps);
-	struct cma_id *cur, *wild = NULL, *found = NULL;
-	const struct sockaddr *a;
-	struct cma_bind *bind;
-	bool any = false;
-
-	if (!xa)
-		return ERR_PTR(-ENOENT);
-	mutex_lock(&cma_bind_lock);
-	bind = xa_load(xa, port);
-	if (!bind) {
-		mutex_unlock(&cma_bind_lock);
-		return ERR_PTR(-ENOENT);
-	}
-	hlist_for_each_entry(cur, &bind->owners, bind_node) {
-		/* Read without its lock; the caller checks it again. */
-		if (READ_ONCE(cur->state) != CMA_LISTEN)
-			continue;
-		any = true;
-		a = (struct sockaddr *)&cur->src;
-		if (!cma_any_addr(a)) {
-			if (cma_addr_equal(a, local)) {
-				found = cur;
-				break;
-			}
-		} else if (a->sa_family == local->sa_family ||
-			   (a->sa_family == AF_INET6 && !cur->afonly)) {
-			wild = cur;
-		}
-	}
-	if (!found)
-		found = wild;
-	if (found)
-		atomic_inc(&found->refs);
-	mutex_unlock(&cma_bind_lock);
-	if (!found)
-		return ERR_PTR(any ? -ECONNREFUSED : -ENOENT);
-	return found;
-}
-
-/* One "ps port" line per listening port, for sysfs ibx_listen (tests). */
-ssize_t cma_show_listeners(char *buf)
-{
-	static const u16 spaces[] = { RDMA_PS_TCP, RDMA_PS_UDP, RDMA_PS_IB,
-				      RDMA_PS_IPOIB };
-	struct cma_bind *bind;
-	struct cma_id *cur;
-	unsigned long port;
-	ssize_t len = 0;
-	unsigned int i;
-
-	mutex_lock(&cma_bind_lock);
-	for (i = 0; i < ARRAY_SIZE(spaces); i++) {
-		xa_for_each(cma_ps_table(spaces[i]), port, bind) {
-			hlist_for_each_entry(cur, &bind->owners, bind_node) {
-				if (READ_ONCE(cur->state) != CMA_LISTEN)
-					continue;
-				len += sysfs_emit_at(buf, len, "%#x %lu\n",
-						     spaces[i], port);
-				break;
-			}
-		}
-	}
-	mutex_unlock(&cma_bind_lock);
-	return len;
-}
-
 /* ---- device binding ---- */
 
 /*
+ * Whether GID entry @i of @port belongs to a netdev of @net, as upstream
+ * cma_validate_port asks the GID's netdev.
+ */
+static bool cma_gid_in_net(struct ibx_device *dev, u32 port, unsigned int i,
+			   struct net *net)
+{
+	struct net_device *nd = ibx_get_gid_ndev(dev, port, i);
+	bool ret;
+
+	if (!nd)
+		return false;
+	ret = net_eq(dev_net(nd), net);
+	dev_put(nd);
+	return ret;
+}
+
+/*
  * Binds @id to the device port whose GID table holds @src as a RoCEv2
- * GID (IPv4-mapped for IPv4), as upstream cma_acquire_dev_by_src_ip with
- * its default GID type.
+ * GID (IPv4-mapped for IPv4) of a netdev in the id's namespace, on a
+ * device the namespace may use, as upstream cma_acquire_dev_by_src_ip
+ * with its default GID type.
  */
 int cma_acquire_dev(struct cma_id *id, const struct sockaddr *src,
 		    int ifindex)
@@ -339,11 +119,14 @@ int cma_acquire_dev(struct cma_id *id, const struct sockaddr *src,
 	cma_ip_to_gid(src, &want);
 	mutex_lock(&cma_dev_lock);
 	list_for_each_entry(cdev, &cma_dev_list, node) {
+		if (!ibx_dev_access_netns(cdev->dev, id->net))
+			continue;
 		for (port = 1; port <= cdev->dev->attr.base.phys_port_cnt; port++) {
 			for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
 				if (ibx_get_gid(cdev->dev, port, i, &gid, &type) ||
 				    type != IBX_GID_TYPE_ROCE_V2 ||
-				    memcmp(&gid, &want, sizeof(gid)))
+				    memcmp(&gid, &want, sizeof(gid)) ||
+				    !cma_gid_in_net(cdev->dev, port, i, id->net))
 					continue;
 				id->cdev = cdev;
 				id->port = port;
@@ -361,8 +144,9 @@ int cma_acquire_dev(struct cma_id *id, const struct sockaddr *src,
 
 /*
  * An id bound to no device resolving a wildcard or loopback destination
- * (upstream cma_bind_loopback): the first device with an active port, else
- * the first device's port 1, source GID index 0.  The source address
+ * (upstream cma_bind_loopback): of the devices of the id's namespace (the
+ * netdev of GID 0 is there), the first with an active port, else the
+ * first one's port 1, source GID index 0.  The source address
  * becomes the family's loopback (the port stays).  No netdev is bound
  * (ifindex 0), so a later RESOLVE_ROUTE fails with ENODEV as upstream's
  * does on RoCE; the id stays usable for what needs only the device.
@@ -375,6 +159,9 @@ int cma_bind_loopback(struct cma_id *id)
 
 	mutex_lock(&cma_dev_lock);
 	list_for_each_entry(cdev, &cma_dev_list, node) {
+		if (!ibx_dev_access_netns(cdev->dev, id->net) ||
+		    !cma_gid_in_net(cdev->dev, 1, 0, id->net))
+			continue;
 		if (!found)
 			found = cdev;
 		for (p = 1; p <= cdev->dev->attr.base.phys_port_cnt; p++) {
@@ -405,6 +192,36 @@ bind:
 	return 0;
 }
 
+/*
+ * The namespace a connection request for @local came in to on @dev/@port:
+ * the one of the netdev whose GID is @local's (referenced; put_net() it),
+ * as upstream takes the namespace of the REQ's netdev.  NULL: none.
+ */
+struct net *cma_req_net(struct ibx_device *dev, u32 port,
+			const struct sockaddr *local)
+{
+	union ibx_gid want, gid;
+	enum ibx_gid_type type;
+	struct net_device *nd;
+	struct net *net;
+	unsigned int i;
+
+	cma_ip_to_gid(local, &want);
+	for (i = 0; i < IBX_GID_TABLE_LEN; i++) {
+		if (ibx_get_gid(dev, port, i, &gid, &type) ||
+		    type != IBX_GID_TYPE_ROCE_V2 ||
+		    memcmp(&gid, &want, sizeof(gid)))
+			continue;
+		nd = ibx_get_gid_ndev(dev, port, i);
+		if (!nd)
+			continue;
+		net = maybe_get_net(dev_net(nd));
+		dev_put(nd);
+		return net;
+	}
+	return NULL;
+}
+
 void cma_release_dev(struct cma_id *id)
 {
 	mutex_lock(&cma_dev_lock);
@@ -425,14 +242,14 @@ u64 cma_node_guid(struct cma_id *id)
 	return id->cdev ? (__force u64)id->cdev->dev->attr.base.node_guid : 0;
 }
 
-/* The netdev that owns a local IP address, or 0. */
-int cma_translate_ip(const struct sockaddr *addr)
+/* The netdev of @net that owns a local IP address, or 0. */
+int cma_translate_ip(struct net *net, const struct sockaddr *addr)
 {
 	struct net_device *ndev;
 	int ifindex = 0;
 
 	if (addr->sa_family == AF_INET) {
-		ndev = ip_dev_find(&init_net,
+		ndev = ip_dev_find(net,
 				   ((const struct sockaddr_in *)addr)->sin_addr.s_addr);
 		if (ndev) {
 			ifindex = ndev->ifindex;
@@ -441,8 +258,8 @@ int cma_translate_ip(const struct sockaddr *addr)
 		return ifindex;
 	}
 	rcu_read_lock();
-	for_each_netdev_rcu(&init_net, ndev) {
-		if (ipv6_chk_addr(&init_net,
+	for_each_netdev_rcu(net, ndev) {
+		if (ipv6_chk_addr(net,
 				  &((const struct sockaddr_in6 *)addr)->sin6_addr,
 				  ndev, 1)) {
 			ifindex = ndev->ifindex;
@@ -466,7 +283,7 @@ int cma_bind_addr(struct cma_id *id, const struct sockaddr *addr)
 	memset(&id->src, 0, sizeof(id->src));
 	memcpy(&id->src, addr, cma_addr_size(addr));
 	if (!cma_any_addr(addr)) {
-		ifindex = cma_translate_ip(addr);
+		ifindex = cma_translate_ip(id->net, addr);
 		if (!ifindex)
 			return -EADDRNOTAVAIL;
 		ret = cma_acquire_dev(id, addr, ifindex);
@@ -474,7 +291,7 @@ int cma_bind_addr(struct cma_id *id, const struct sockaddr *addr)
 			return ret;
 	}
 	if (!id->afonly_set && addr->sa_family == AF_INET6)
-		id->afonly = READ_ONCE(init_net.ipv6.sysctl.bindv6only);
+		id->afonly = READ_ONCE(id->net->ipv6.sysctl.bindv6only);
 	ret = cma_get_port(id);
 	if (ret) {
 		cma_release_dev(id);
@@ -502,9 +319,7 @@ int cma_listen(struct cma_id *id, int backlog)
 		return -EINVAL;
 	/* A listener shares its port only with REUSEADDR non-listeners. */
 	if (id->reuseaddr) {
-		mutex_lock(&cma_bind_lock);
-		ret = cma_check_port(id->bind, id, false);
-		mutex_unlock(&cma_bind_lock);
+		ret = cma_check_listen_port(id);
 		if (ret)
 			return ret;
 	}
@@ -548,7 +363,7 @@ static int cma_build_path(struct cma_id *id)
 	struct net_device *ndev;
 	u16 sport, dport;
 
-	ndev = dev_get_by_index(&init_net, id->ifindex);
+	ndev = dev_get_by_index(id->net, id->ifindex);
 	if (!ndev)
 		return -ENODEV;
 	p->mtu = cma_netdev_mtu(READ_ONCE(ndev->mtu));
@@ -709,6 +524,7 @@ void cma_destroy_id(struct cma_id *id)
 	if (!atomic_dec_and_test(&id->refs))
 		wait_for_completion(&id->done);
 	atomic_dec(&cma_id_count);
+	put_net(id->net);
 	kfree(id);
 }
 
@@ -762,12 +578,12 @@ static void cma_addr_change_work(struct work_struct *work)
 }
 
 /*
- * The hardware address of netdev @ifindex changed (a MAC change, a bonding
+ * The hardware address of netdev @ndev changed (a MAC change, a bonding
  * failover): every id bound through it gets ADDR_CHANGE, as upstream
  * cma_netdev_callback; peers must resolve it again.  Under RTNL, so the
  * events go out from work items.
  */
-void cma_netdev_changed(int ifindex)
+void cma_netdev_changed(struct net_device *ndev)
 {
 	struct cma_device *cdev;
 	struct cma_id *id;
@@ -775,7 +591,8 @@ void cma_netdev_changed(int ifindex)
 	mutex_lock(&cma_dev_lock);
 	list_for_each_entry(cdev, &cma_dev_list, node) {
 		list_for_each_entry(id, &cdev->ids, dev_node) {
-			if (id->ifindex != ifindex)
+			if (id->ifindex != ndev->ifindex ||
+			    !net_eq(id->net, dev_net(ndev)))
 				continue;
 			atomic_inc(&id->refs);
 			if (!queue_work(system_wq, &id->addr_change_work))

@@ -305,14 +305,15 @@ static struct cma_id *cma_new_conn_id(struct cma_id *listener,
 	struct cma_id *conn;
 	int ret;
 
-	conn = cma_create_id(listener->ps, listener->qp_type,
+	conn = cma_create_id(listener->net, listener->ps, listener->qp_type,
 			     listener->handler, NULL);
 	if (IS_ERR(conn))
 		return conn;
 	conn->src = *local;
 	conn->dst = *peer;
 	ret = cma_acquire_dev(conn, (struct sockaddr *)local,
-			      cma_translate_ip((struct sockaddr *)local));
+			      cma_translate_ip(conn->net,
+					       (struct sockaddr *)local));
 	/* The header's address must be ours on the port the REQ used. */
 	if (!ret && (conn->cdev->dev != ev->dev || conn->port != ev->port))
 		ret = -EINVAL;
@@ -341,13 +342,22 @@ int cma_req_handler(struct cm_id *cm, const struct cm_event *ev)
 	struct cma_event cev = { .event = RDMA_CM_EVENT_CONNECT_REQUEST };
 	struct cma_id *listener, *conn;
 	u64 sid = be64_to_cpu(ev->service_id);
+	struct net *net;
 	int ret;
 
 	ret = cma_parse_hdr(ev->private_data, ev->service_id, &local, &peer);
 	if (ret)
 		return ret;
-	listener = cma_find_listener((sid >> 16) & 0xffff, sid & 0xffff,
+	/*
+	 * Only the listeners of the namespace the REQ came in to: the one of
+	 * the netdev of its destination GID on the port it arrived at.
+	 */
+	net = cma_req_net(ev->dev, ev->port, (struct sockaddr *)&local);
+	if (!net)
+		return -ECONNREFUSED;
+	listener = cma_find_listener(net, (sid >> 16) & 0xffff, sid & 0xffff,
 				     (struct sockaddr *)&local);
+	put_net(net);
 	if (IS_ERR(listener))
 		return PTR_ERR(listener);
 	mutex_lock(&listener->lock);

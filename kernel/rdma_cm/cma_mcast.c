@@ -14,14 +14,15 @@
 #include "cma_priv.h"
 
 /* ip_mc_inc_group/ip_mc_dec_group on the id's netdev (under RTNL). */
-static int cma_igmp(int ifindex, const union ibx_gid *mgid, bool join)
+static int cma_igmp(struct net *net, int ifindex, const union ibx_gid *mgid,
+		    bool join)
 {
 	__be32 group = *(const __be32 *)&mgid->raw[12];
 	struct net_device *ndev;
 	struct in_device *in_dev;
 	int ret = -ENODEV;
 
-	ndev = dev_get_by_index(&init_net, ifindex);
+	ndev = dev_get_by_index(net, ifindex);
 	if (!ndev)
 		return -ENODEV;
 	rtnl_lock();
@@ -96,7 +97,7 @@ int cma_join_multicast(struct cma_id *id, const struct sockaddr *addr,
 	cma_ip_to_gid(addr, &mc->mgid);
 	INIT_WORK(&mc->work, cma_mcast_work);
 	if (join_state == RDMA_MC_JOIN_FLAG_FULLMEMBER) {
-		ret = cma_igmp(id->ifindex, &mc->mgid, true);
+		ret = cma_igmp(id->net, id->ifindex, &mc->mgid, true);
 		if (ret) {
 			kfree(mc);
 			return ret;
@@ -114,7 +115,7 @@ static void cma_mcast_free(struct cma_id *id, struct cma_mcast *mc)
 {
 	cancel_work_sync(&mc->work);
 	if (mc->igmp)
-		cma_igmp(id->ifindex, &mc->mgid, false);
+		cma_igmp(id->net, id->ifindex, &mc->mgid, false);
 	atomic_dec(&cma_mcast_count);
 	kfree(mc);
 }

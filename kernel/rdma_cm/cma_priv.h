@@ -14,7 +14,8 @@
  *    work items and its event handler calls; the handler runs with it held.
  *  - ucma_file->mut protects the file's event and context lists; it nests
  *    inside cma_id->lock (the handler queues events under it).
- *  - cma_bind_lock protects the port tables; taken inside cma_id->lock.
+ *  - cma_bind_lock protects the port tables (cma_port.c); taken inside
+ *    cma_id->lock.
  *  - cma_dev_lock protects the device list and each device's id list;
  *    taken inside cma_id->lock, never the other way round (device removal
  *    takes a reference on each id, drops cma_dev_lock, then locks the id).
@@ -132,6 +133,7 @@ typedef int (*cma_event_handler)(struct cma_id *id, struct cma_event *ev);
 
 struct cma_id {
 	struct mutex lock;		/* see the locking rules above */
+	struct net *net;		/* its namespace, referenced */
 	enum cma_state state;
 	atomic_t refs;			/* the owner + device removal in flight */
 	struct completion done;		/* refs reached 0 */
@@ -145,7 +147,7 @@ struct cma_id {
 	struct sockaddr_storage src;	/* bound/resolved source (port too) */
 	struct sockaddr_storage dst;	/* destination once resolving */
 
-	/* The port reservation (cma.c), under cma_bind_lock. */
+	/* The port reservation (cma_port.c), under cma_bind_lock. */
 	struct cma_bind *bind;		/* NULL: no port reserved */
 	struct hlist_node bind_node;	/* in bind->owners */
 	bool reuseaddr;			/* RDMA_OPTION_ID_REUSEADDR */
@@ -184,8 +186,8 @@ struct cma_id {
 };
 
 /* cma.c */
-struct cma_id *cma_create_id(u16 ps, u8 qp_type, cma_event_handler handler,
-			     void *context);
+struct cma_id *cma_create_id(struct net *net, u16 ps, u8 qp_type,
+			     cma_event_handler handler, void *context);
 void cma_destroy_id(struct cma_id *id);
 int cma_bind_addr(struct cma_id *id, const struct sockaddr *addr);
 int cma_listen(struct cma_id *id, int backlog);
@@ -199,8 +201,8 @@ int cma_accept(struct cma_id *id, const struct rdma_ucm_conn_param *p);
 int cma_reject(struct cma_id *id, const void *pdata, u8 len, u8 reason);
 int cma_disconnect(struct cma_id *id);
 int cma_notify(struct cma_id *id, u32 event);
-bool cma_any_addr(const struct sockaddr *a);	/* wildcard or loopback */
-bool cma_zero_addr(const struct sockaddr *a);
+struct net *cma_req_net(struct ibx_device *dev, u32 port,
+			const struct sockaddr *local);
 void cma_fill_ah_attr(struct cma_id *id, const union ibx_gid *dgid,
 		      struct ib_uverbs_ah_attr *ah);
 int cma_device_index(struct cma_id *id);
@@ -210,9 +212,8 @@ int cma_acquire_dev(struct cma_id *id, const struct sockaddr *src,
 		    int ifindex);
 void cma_release_dev(struct cma_id *id);
 int cma_bind_loopback(struct cma_id *id);
-int cma_get_port(struct cma_id *id);
 void cma_remove_device(struct cma_device *cdev);
-void cma_netdev_changed(int ifindex);
+void cma_netdev_changed(struct net_device *ndev);
 extern struct mutex cma_dev_lock;
 extern struct list_head cma_dev_list;
 extern atomic_t cma_id_count;
@@ -233,10 +234,19 @@ void cma_leave_all(struct cma_id *id);	/* without id->lock */
 
 int cma_set_ib_path(struct cma_id *id, const struct cm_path *path);
 void cma_id_put(struct cma_id *id);
-int cma_translate_ip(const struct sockaddr *addr);
-ssize_t cma_show_listeners(char *buf);
-struct cma_id *cma_find_listener(u16 ps, u16 port,
+int cma_translate_ip(struct net *net, const struct sockaddr *addr);
+
+/* cma_port.c: port spaces, per network namespace */
+bool cma_any_addr(const struct sockaddr *a);	/* wildcard or loopback */
+bool cma_zero_addr(const struct sockaddr *a);
+int cma_get_port(struct cma_id *id);
+void cma_release_port(struct cma_id *id);
+int cma_check_listen_port(struct cma_id *id);
+struct cma_id *cma_find_listener(struct net *net, u16 ps, u16 port,
 				 const struct sockaddr *local);
+ssize_t cma_show_listeners(char *buf);	/* the reader's namespace */
+int cma_port_init(void);
+void cma_port_exit(void);
 
 /* cma_conn.c */
 int cma_req_handler(struct cm_id *cm, const struct cm_event *ev);

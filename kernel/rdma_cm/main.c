@@ -53,7 +53,10 @@ static ssize_t ibx_cm_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(ibx_cm);
 
-/* Listening ports ("ps port" lines): tests wait for a server with it. */
+/*
+ * Listening ports ("ps port" lines) of the reader's network namespace:
+ * tests wait for a server with it.
+ */
 static ssize_t ibx_listen_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
@@ -138,7 +141,7 @@ static int cma_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 
 	if (event == NETDEV_CHANGEADDR || event == NETDEV_BONDING_FAILOVER)
-		cma_netdev_changed(ndev->ifindex);
+		cma_netdev_changed(ndev);
 	return NOTIFY_DONE;
 }
 
@@ -172,9 +175,12 @@ static int __init ibx_rdma_cm_init(void)
 		ret = -ENOMEM;
 		goto err_misc;
 	}
-	ret = cm_init(cma_req_handler);
+	ret = cma_port_init();
 	if (ret)
 		goto err_sysctl;
+	ret = cm_init(cma_req_handler);
+	if (ret)
+		goto err_port;
 	ret = ibx_register_client(&cma_client);
 	if (ret)
 		goto err_cm;
@@ -188,6 +194,8 @@ err_client:
 
 err_cm:
 	cm_exit();
+err_port:
+	cma_port_exit();
 err_sysctl:
 	unregister_net_sysctl_table(ucma_sysctl_hdr);
 err_misc:
@@ -202,6 +210,7 @@ static void __exit ibx_rdma_cm_exit(void)
 	unregister_netdevice_notifier(&cma_netdev_nb);
 	ibx_unregister_client(&cma_client);
 	cm_exit();
+	cma_port_exit();
 	unregister_net_sysctl_table(ucma_sysctl_hdr);
 	WARN_ON(atomic_read(&cma_id_count));
 }

@@ -8,6 +8,8 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_user_sa.h>
+#include <linux/nsproxy.h>
+#include <net/net_namespace.h>
 #include "ucma.h"
 
 /* Upstream's sysctl net/rdma_ucm/max_backlog (main.c registers it). */
@@ -63,7 +65,9 @@ UCMA_HANDLER(ucma_create_id)
 	ctx = ucma_alloc_ctx(file, c->uid);
 	if (!ctx)
 		return -ENOMEM;
-	ctx->cid = cma_create_id(c->ps, qp_type, ucma_event_handler, ctx);
+	/* The creator's network namespace, as upstream's ucma. */
+	ctx->cid = cma_create_id(current->nsproxy->net_ns, c->ps, qp_type,
+				 ucma_event_handler, ctx);
 	if (IS_ERR(ctx->cid)) {
 		ret = PTR_ERR(ctx->cid);
 		goto err_ctx;

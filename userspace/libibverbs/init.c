@@ -4,7 +4,8 @@
  *
  * Devices are found through sysfs only: /sys/class/infiniband_verbs holds
  * the ABI version and one uverbsN directory per device (ibdev, dev,
- * abi_version); /sys/class/infiniband/<ibdev> the node attributes.  We
+ * abi_version); /sys/class/infiniband/<ibdev> the node attributes, and
+ * only for the devices of this network namespace.  We
  * never open NETLINK_RDMA, because that would autoload the in-tree
  * ib_core whose sysfs classes collide with ours.
  */
@@ -138,6 +139,7 @@ static struct ibx_device *find_known(const char *dev_name, const char *ibdev,
 static struct ibx_device *probe_uverbs(const char *dev_name)
 {
 	char path[IBV_SYSFS_PATH_MAX], ibdev[IBV_SYSFS_NAME_MAX];
+	char ibdev_path[IBV_SYSFS_PATH_MAX];
 	char value[64];
 	const struct ibx_provider *prov;
 	unsigned int major, minor;
@@ -146,6 +148,15 @@ static struct ibx_device *probe_uverbs(const char *dev_name)
 
 	snprintf(path, sizeof(path), "%s/%s", SYSFS_VERBS, dev_name);
 	if (ibx_read_file(path, "ibdev", ibdev, sizeof(ibdev)) <= 0)
+		return NULL;
+	/*
+	 * infiniband_verbs lists every device; /sys/class/infiniband only
+	 * those of the network namespace that mounted sysfs (in the kernel's
+	 * exclusive netns mode another namespace's device is not ours to
+	 * open), as rdma-core's netlink listing shows them.
+	 */
+	snprintf(ibdev_path, sizeof(ibdev_path), "%s/%s", SYSFS_IBDEV, ibdev);
+	if (access(ibdev_path, F_OK))
 		return NULL;
 	if (ibx_read_file(path, "dev", value, sizeof(value)) <= 0 ||
 	    sscanf(value, "%u:%u", &major, &minor) != 2)
