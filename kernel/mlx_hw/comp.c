@@ -57,13 +57,17 @@ static void mlx_hw_comp_progress(struct mlx_hw_qp *qp, u32 old_psn)
 	comp->retries = 0;
 	comp->rnr_retries = 0;
 	comp->retry_pending = false;
+	/*
+	 * Nothing outstanding: the timer is left to expire, and finds no
+	 * deadline (mlx_hw_comp_timeout()).  Cancelled here and started again
+	 * by the next message, it cost two hrtimer calls per message of a
+	 * ping-pong.
+	 */
 	if (mlx_hw_psn_diff(qp->req.psn_max, comp->psn) > 0) {
-		comp->timeout_at = ktime_get_ns() +
-				   mlx_hw_ack_timeout_ns(READ_ONCE(qp->timeout));
+		comp->timeout_at = mlx_hw_ack_deadline(qp);
 		mlx_hw_qp_arm_timer(qp, comp->timeout_at);
 	} else {
 		comp->timeout_at = 0;
-		mlx_hw_qp_disarm_timer(qp);
 	}
 }
 
@@ -130,8 +134,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_check_psn(struct mlx_hw_qp *qp,
 	 * the timer fires; mlx_hw_comp_timeout().)
 	 */
 	if (qp->comp.timeout_at)
-		qp->comp.timeout_at = ktime_get_ns() +
-				      mlx_hw_ack_timeout_ns(READ_ONCE(qp->timeout));
+		qp->comp.timeout_at = mlx_hw_ack_deadline(qp);
 	if (!(c->pkt->mask & (MLX_HW_M_READ_RESP | MLX_HW_M_ATOMIC_ACK)))
 		return MLX_HW_COMP_CHECK_ACK;
 	/* A READ response or atomic ACK implicitly acknowledges all before. */
@@ -462,7 +465,15 @@ static void mlx_hw_comp_timeout(struct mlx_hw_qp *qp)
 	struct mlx_hw_comp_ctx c = { .timeout = true };
 	struct mlx_hw_comp *comp = &qp->comp;
 
+	u64 armed = READ_ONCE(qp->timer_at);
+
 	if (!comp->timeout_at)
+		return;
+	/*
+	 * A timer still pending for this deadline or an earlier one has not
+	 * expired, and its expiry runs the QP again: no clock to read.
+	 */
+	if (armed && armed <= comp->timeout_at)
 		return;
 	/* The timer may have fired for an earlier deadline: set it again. */
 	if (ktime_get_ns() < comp->timeout_at) {

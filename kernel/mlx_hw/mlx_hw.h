@@ -626,7 +626,6 @@ void mlx_hw_qp_av(struct mlx_hw_qp *qp, struct mlx_hw_av *av);
 void mlx_hw_path_write_begin(struct mlx_hw_qp *qp);
 void mlx_hw_path_write_end(struct mlx_hw_qp *qp);
 void mlx_hw_qp_arm_timer(struct mlx_hw_qp *qp, u64 deadline);
-void mlx_hw_qp_disarm_timer(struct mlx_hw_qp *qp);
 
 /* kverbs.c */
 int mlx_hw_post_send(struct ibx_qp *ibqp, const struct ibx_send_wr *wr,
@@ -792,7 +791,7 @@ bool mlx_hw_resp_flush(struct mlx_hw_qp *qp);
 /* send_window.c */
 int mlx_hw_send_cqe(struct mlx_hw_qp *qp, u64 wr_id, u8 opcode, u8 status,
 		    u32 byte_len);
-u64 mlx_hw_ack_timeout_ns(u8 timeout);
+u64 mlx_hw_ack_deadline(struct mlx_hw_qp *qp);
 struct mlx_hw_swqe *mlx_hw_window_oldest(struct mlx_hw_qp *qp);
 void mlx_hw_window_retire(struct mlx_hw_qp *qp);
 void mlx_hw_window_rewind(struct mlx_hw_qp *qp, u32 psn);

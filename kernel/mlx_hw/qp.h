@@ -359,8 +359,8 @@ struct mlx_hw_qp {
 	bool running;			/* a pass runs it, under run_lock */
 	bool rerun;			/* scheduled meanwhile: run again */
 	struct hrtimer timer;		/* ACK timeout, RNR wait, back-off */
-	spinlock_t timer_lock;		/* protects timer_at */
-	u64 timer_at;			/* ktime ns the timer is set for, 0 */
+	spinlock_t timer_lock;		/* serializes timer_at writers */
+	u64 timer_at;			/* ktime ns it is set for, 0; READ_ONCE */
 	/* Kernel QPs: serializes posters writing the rings (kverbs.c). */
 	spinlock_t kpost_lock;
 

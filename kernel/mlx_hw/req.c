@@ -500,8 +500,7 @@ static enum mlx_hw_req_state mlx_hw_req_send_pkt(struct mlx_hw_qp *qp,
 		req->psn_max = mlx_hw_psn_add(psn, mlx_hw_swqe_rd_atomic(w) ?
 					      w->npsn - req->send_pkt : 1);
 	if (reliable && !qp->comp.timeout_at) {
-		qp->comp.timeout_at = ktime_get_ns() +
-				      mlx_hw_ack_timeout_ns(READ_ONCE(qp->timeout));
+		qp->comp.timeout_at = mlx_hw_ack_deadline(qp);
 		mlx_hw_qp_arm_timer(qp, qp->comp.timeout_at);
 	}
 	if (!last) {
