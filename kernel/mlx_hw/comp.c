@@ -38,8 +38,8 @@ static const u32 mlx_hw_rnr_timer_us100[32] = {
 
 /* The response being matched, and what the states found out. */
 struct mlx_hw_comp_ctx {
-	struct sk_buff *skb;		/* the response */
-	struct mlx_hw_pkt *pkt;		/* its cb */
+	const struct mlx_hw_rx *rx;	/* the response */
+	const struct mlx_hw_pkt *pkt;	/* what its headers say */
 	struct mlx_hw_swqe *w;		/* the WQE it concerns */
 	u32 retry_psn;			/* RETRY / RNR_RETRY: send again from */
 	bool timeout;			/* RETRY: the ACK timer fired */
@@ -172,7 +172,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_check_ack(struct mlx_hw_qp *qp,
 		return c->w->opcode != MLX_HW_OP_RDMA_READ &&
 		       p == c->w->first_psn ? MLX_HW_COMP_ATOMIC :
 					      MLX_HW_COMP_DONE;
-	syndrome = mlx_hw_aeth_syndrome(mlx_hw_pkt_hdr(c->skb, MLX_HW_AETH));
+	syndrome = mlx_hw_aeth_syndrome(mlx_hw_rx_hdr(c->rx, MLX_HW_AETH));
 	switch (syndrome & MLX_HW_AETH_TYPE_MASK) {
 	case MLX_HW_AETH_ACK:
 		return MLX_HW_COMP_WRITE_SEND;
@@ -279,7 +279,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_page_fault(struct mlx_hw_qp *qp,
 static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 					       struct mlx_hw_comp_ctx *c)
 {
-	struct mlx_hw_pkt *pkt = c->pkt;
+	const struct mlx_hw_pkt *pkt = c->pkt;
 	struct mlx_hw_swqe *w = c->w;
 	u32 off = mlx_hw_psn_diff(pkt->psn, w->first_psn) * qp->mtu;
 	struct mlx_hw_cursor cur;
@@ -294,8 +294,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 	}
 	err = mlx_hw_comp_local(qp, w, off, &cur);
 	if (!err && pkt->paylen)
-		err = mlx_hw_copy_from_skb(&cur, c->skb, pkt->hdrlen,
-					   pkt->paylen);
+		err = mlx_hw_rx_copy(&cur, c->rx);
 	if (err == -EAGAIN)
 		return mlx_hw_comp_page_fault(qp, pkt->psn, off);
 	mlx_hw_sgl_release(&qp->comp_scratch);
@@ -311,7 +310,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 static enum mlx_hw_comp_state mlx_hw_comp_atomic(struct mlx_hw_qp *qp,
 						 struct mlx_hw_comp_ctx *c)
 {
-	u64 orig = mlx_hw_atmack_orig(mlx_hw_pkt_hdr(c->skb, MLX_HW_ATMACK));
+	u64 orig = mlx_hw_atmack_orig(mlx_hw_rx_hdr(c->rx, MLX_HW_ATMACK));
 	struct mlx_hw_cursor cur;
 	int err;
 
@@ -383,7 +382,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_rnr_retry(struct mlx_hw_qp *qp,
 						    struct mlx_hw_comp_ctx *c)
 {
 	struct mlx_hw_comp *comp = &qp->comp;
-	u8 timer = mlx_hw_aeth_syndrome(mlx_hw_pkt_hdr(c->skb, MLX_HW_AETH)) &
+	u8 timer = mlx_hw_aeth_syndrome(mlx_hw_rx_hdr(c->rx, MLX_HW_AETH)) &
 		   MLX_HW_AETH_VALUE_MASK;
 
 	mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_RNR_NAKS_RCVD, 1);
@@ -401,15 +400,18 @@ static enum mlx_hw_comp_state mlx_hw_comp_rnr_retry(struct mlx_hw_qp *qp,
 	return MLX_HW_COMP_DONE;
 }
 
-/* Matches one response against the window (the state machine). */
-static void mlx_hw_comp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
+/*
+ * Matches one response against the window (the state machine): a packet,
+ * or one a responder of this host handed over directly (direct.c).
+ */
+static void mlx_hw_comp_response(struct mlx_hw_qp *qp,
+				 const struct mlx_hw_rx *rx)
 {
-	struct mlx_hw_comp_ctx c = { .skb = skb, .pkt = mlx_hw_pkt(skb) };
+	struct mlx_hw_comp_ctx c = { .rx = rx, .pkt = &rx->pkt };
 	enum mlx_hw_comp_state state = MLX_HW_COMP_GET_WQE;
 
 	if (c.pkt->mask & MLX_HW_M_CNP) {
 		mlx_hw_cwnd_cnp(qp);
-		consume_skb(skb);
 		return;
 	}
 
@@ -453,7 +455,6 @@ static void mlx_hw_comp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
 			break;
 		default:
 			qp->comp.state = state;
-			consume_skb(skb);
 			return;
 		}
 	}
@@ -499,11 +500,14 @@ void mlx_hw_completer(struct mlx_hw_qp *qp)
 {
 	unsigned int budget = MLX_HW_PKT_BUDGET;
 	struct sk_buff *skb;
+	struct mlx_hw_rx rx;
 
 	mlx_hw_side_assert_owned(&qp->send_side);
 	while (budget && (skb = skb_dequeue(&qp->comp_pkts))) {
-		mlx_hw_ecn_answer(qp, skb);
-		mlx_hw_comp_packet(qp, skb);
+		mlx_hw_rx_init_skb(&rx, skb);
+		mlx_hw_ecn_answer(qp, &rx);
+		mlx_hw_comp_response(qp, &rx);
+		consume_skb(skb);
 		budget--;
 	}
 	if (!budget && !skb_queue_empty(&qp->comp_pkts))

@@ -713,6 +713,7 @@ int mlx_hw_copy_from_skb(struct mlx_hw_cursor *dst, const struct sk_buff *skb,
 			 u32 off, u32 len);
 int mlx_hw_copy_from_kbuf(struct mlx_hw_cursor *dst, const void *buf,
 			  u32 len);
+int mlx_hw_rx_copy(struct mlx_hw_cursor *dst, const struct mlx_hw_rx *rx);
 bool mlx_hw_can_zcopy(const struct mlx_hw_cursor *src, u32 len);
 int mlx_hw_skb_add_data(struct sk_buff *skb, struct mlx_hw_cursor *src,
 			u32 len, bool zcopy);
@@ -743,7 +744,7 @@ int mlx_hw_fill_res_qp_entry(struct sk_buff *msg, struct ibx_qp *ibqp);
 /* ecn.c */
 u8 mlx_hw_ecn_tos(struct sk_buff *skb, u8 traffic_class);
 void mlx_hw_ecn_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb);
-void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, struct sk_buff *marked);
+void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, const struct mlx_hw_rx *marked);
 
 /* req.c */
 void mlx_hw_requester(struct mlx_hw_qp *qp);
@@ -758,6 +759,8 @@ u8 mlx_hw_swqe_body(struct mlx_hw_qp *qp, u32 idx, struct mlx_hw_swqe_body *b);
 /* pkt.c */
 struct sk_buff *mlx_hw_pkt_alloc(struct mlx_hw_qp *qp, u8 opcode, u32 paylen,
 				 bool zcopy);
+void mlx_hw_hdr_bth(u8 *hdr, struct mlx_hw_pkt *pkt, struct mlx_hw_qp *qp,
+		    u32 dest_qpn, bool se, bool ackreq, u32 psn);
 void mlx_hw_pkt_bth(struct sk_buff *skb, struct mlx_hw_qp *qp, u32 dest_qpn,
 		    bool se, bool ackreq, u32 psn);
 int mlx_hw_pkt_xmit(struct mlx_hw_qp *qp, const struct mlx_hw_av *av,
@@ -785,6 +788,7 @@ void mlx_hw_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb);
 
 /* resp.c */
 void mlx_hw_responder(struct mlx_hw_qp *qp);
+void mlx_hw_resp_request(struct mlx_hw_qp *qp, const struct mlx_hw_rx *rx);
 void mlx_hw_resp_reset(struct mlx_hw_qp *qp);
 bool mlx_hw_resp_flush(struct mlx_hw_qp *qp);
 
@@ -806,7 +810,8 @@ int mlx_hw_apm_check(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
 void mlx_hw_apm_modify(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
 		       u32 mask);
 void mlx_hw_apm_reset(struct mlx_hw_qp *qp);
-enum mlx_hw_counter mlx_hw_apm_rcv(struct mlx_hw_qp *qp, struct sk_buff *skb);
+enum mlx_hw_counter mlx_hw_apm_rcv(struct mlx_hw_qp *qp,
+				   const union ibx_gid *sgid, bool migreq);
 void mlx_hw_apm_service(struct mlx_hw_qp *qp);
 bool mlx_hw_apm_retries_exhausted(struct mlx_hw_qp *qp);
 bool mlx_hw_apm_migreq(struct mlx_hw_qp *qp);

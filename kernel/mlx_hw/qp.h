@@ -59,6 +59,40 @@ static inline u8 *mlx_hw_pkt_hdr(struct sk_buff *skb, enum mlx_hw_hdr h)
 	return skb->data + mlx_hw_opcode[mlx_hw_pkt(skb)->opcode].off[h];
 }
 
+/* The BTH and extension headers of the longest request (DETH... IETH). */
+#define MLX_HW_HDR_MAX	64
+
+/*
+ * A request as the responder takes it, or a response as the completer
+ * does: a packet (recv.c queued it), or a message segment a requester of
+ * this host hands over directly, without a packet (direct.c).  Either way
+ * the headers are the bytes a packet would carry, so that the state
+ * machines read one format.
+ */
+struct mlx_hw_rx {
+	struct mlx_hw_pkt pkt;		/* what the headers say (skb->cb's) */
+	const u8 *hdr;			/* BTH, then the extension headers */
+	struct sk_buff *skb;		/* the packet; NULL: direct */
+	struct mlx_hw_cursor *src;	/* direct: the payload, pkt.paylen */
+};
+
+/* Header @h of @rx (present per its opcode). */
+static inline const u8 *mlx_hw_rx_hdr(const struct mlx_hw_rx *rx,
+				      enum mlx_hw_hdr h)
+{
+	return rx->hdr + mlx_hw_opcode[rx->pkt.opcode].off[h];
+}
+
+/* @rx for the packet @skb (skb->data at the BTH). */
+static inline void mlx_hw_rx_init_skb(struct mlx_hw_rx *rx,
+				      struct sk_buff *skb)
+{
+	rx->pkt = *mlx_hw_pkt(skb);
+	rx->hdr = skb->data;
+	rx->skb = skb;
+	rx->src = NULL;
+}
+
 /* ---------------- QPs ---------------- */
 
 /* Who runs a side of a QP (side.c): bits of state, never a lock. */

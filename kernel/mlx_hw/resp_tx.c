@@ -224,9 +224,9 @@ static struct mlx_hw_res *mlx_hw_resp_find_res(struct mlx_hw_qp *qp, u32 psn,
  * duplicate atomic answered from its saved result.
  */
 enum mlx_hw_resp_state mlx_hw_resp_duplicate(struct mlx_hw_qp *qp,
-						    struct sk_buff *skb)
+					     const struct mlx_hw_rx *rx)
 {
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	const struct mlx_hw_pkt *pkt = &rx->pkt;
 	struct mlx_hw_resp_side *r = &qp->resp;
 	struct mlx_hw_res *res;
 
