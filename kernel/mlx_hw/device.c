@@ -560,6 +560,7 @@ const char *const mlx_hw_counter_names[] = {
 	[MLX_HW_CNT_QP_RUNS] = "engine_qp_runs",
 	[MLX_HW_CNT_YIELDS] = "engine_yields",
 	[MLX_HW_CNT_LATE_WAKES] = "engine_late_wakes",
+	[MLX_HW_CNT_STALL_WAKES] = "engine_stall_wakes",
 	[MLX_HW_CNT_ODP_FAULTS] = "odp_faults",
 	[MLX_HW_CNT_ODP_FAULT_PAGES] = "odp_fault_pages",
 	[MLX_HW_CNT_ODP_FAULT_ERRORS] = "odp_fault_errors",

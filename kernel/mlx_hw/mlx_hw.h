@@ -180,6 +180,7 @@ enum mlx_hw_counter {
 	MLX_HW_CNT_QP_RUNS,
 	MLX_HW_CNT_YIELDS,
 	MLX_HW_CNT_LATE_WAKES,
+	MLX_HW_CNT_STALL_WAKES,
 	MLX_HW_CNT_ODP_FAULTS,
 	MLX_HW_CNT_ODP_FAULT_PAGES,
 	MLX_HW_CNT_ODP_FAULT_ERRORS,
@@ -258,9 +259,7 @@ struct mlx_hw_dev {
 	struct task_struct *engine;	/* the engine thread */
 	wait_queue_head_t engine_wq;	/* where it sleeps */
 	atomic_t kick;			/* set by WAKE / kernel events */
-	bool engine_contended;		/* its CPU was wanted when it idled */
-	u64 engine_probe;		/* local_clock() of the last probe */
-	u64 engine_last_wake;		/* local_clock() as the last WAKE ended */
+	u64 engine_backoff;		/* local_clock(): WAKE leaves it be till */
 	spinlock_t run_lock;		/* protects run_list, runners */
 	struct list_head run_list;	/* QPs with work, in arrival order */
 	unsigned int runners;		/* contexts in a pass: they drain it */
@@ -311,7 +310,9 @@ struct mlx_hw_ucontext {
 	__le32 *db_entry;		/* the slots */
 	struct mutex db_lock;		/* one consumer at a time */
 	u32 db_ci;			/* private consumer index */
-	bool db_missed;			/* a consumer found db_lock taken */
+	/* The context's last MLX_HW_IOCTL_WAKE (engine.c), local_clock(). */
+	u64 wake_end;			/* when it returned */
+	u64 wake_len;			/* how long it ran */
 };
 
 static inline struct mlx_hw_ucontext *to_muctx(struct ibx_ucontext *u)
