@@ -460,6 +460,38 @@ static void mlx_hw_comp_response(struct mlx_hw_qp *qp,
 	}
 }
 
+/*
+ * The answer a responder of this host gave the last segment handed over
+ * directly (direct.c), taken as the ACK or NAK packet it stands for.
+ * True if there was one.  The send side owned.
+ */
+bool mlx_hw_comp_direct(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_direct_ack *a = &qp->comp.direct;
+	u8 opcode = mlx_hw_qp_transport(qp->ibx.qp_type) | MLX_HW_OPC_ACK;
+	const struct mlx_hw_opcode_info *info = &mlx_hw_opcode[opcode];
+	int state = READ_ONCE(qp->state);
+	struct mlx_hw_rx rx = {};
+	u8 hdr[MLX_HW_HDR_MAX];
+
+	if (!a->valid)
+		return false;
+	a->valid = false;
+	/* Leaving RTS and SQD, the QP flushes all it has sent. */
+	if (state != IBX_QPS_RTS && state != IBX_QPS_SQD)
+		return true;
+	memset(hdr, 0, info->length);
+	rx.hdr = hdr;
+	rx.pkt.opcode = opcode;
+	rx.pkt.mask = info->mask;
+	rx.pkt.hdrlen = info->length;
+	rx.pkt.flags = MLX_HW_PKT_LOOPBACK;
+	mlx_hw_hdr_bth(hdr, &rx.pkt, qp, qp->ibx.qp_num, false, false, a->psn);
+	mlx_hw_aeth_set(hdr + info->off[MLX_HW_AETH], a->syndrome, a->msn);
+	mlx_hw_comp_response(qp, &rx);
+	return true;
+}
+
 /* No response in time (IBA 9.7.6.1.3): send again from the oldest PSN. */
 static void mlx_hw_comp_timeout(struct mlx_hw_qp *qp)
 {
@@ -510,6 +542,7 @@ void mlx_hw_completer(struct mlx_hw_qp *qp)
 		consume_skb(skb);
 		budget--;
 	}
+	mlx_hw_comp_direct(qp);
 	if (!budget && !skb_queue_empty(&qp->comp_pkts))
 		mlx_hw_qp_schedule(qp);
 	mlx_hw_comp_timeout(qp);

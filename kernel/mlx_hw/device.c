@@ -551,6 +551,7 @@ const char *const mlx_hw_counter_names[] = {
 	[MLX_HW_CNT_LO_DROPPED] = "lo_dropped",
 	[MLX_HW_CNT_LO_DUPLICATED] = "lo_duplicated",
 	[MLX_HW_CNT_LO_REORDERED] = "lo_reordered",
+	[MLX_HW_CNT_DIRECT_SEGMENTS] = "direct_segments",
 	[MLX_HW_CNT_WAKEUPS] = "engine_wakeups",
 	[MLX_HW_CNT_INLINE_WAKES] = "engine_inline_wakes",
 	[MLX_HW_CNT_DB_ENTRIES] = "engine_db_entries",

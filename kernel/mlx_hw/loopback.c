@@ -48,6 +48,31 @@ bool mlx_hw_gid_is_local(const union ibx_gid *gid)
 }
 
 /*
+ * The local device that owns unicast GID @gid with its port active, or
+ * NULL; under RCU, which keeps it from being freed.
+ */
+struct mlx_hw_dev *mlx_hw_loopback_dev(const union ibx_gid *gid)
+{
+	struct mlx_hw_dev *dev;
+
+	list_for_each_entry_rcu(dev, &mlx_hw_devices, list)
+		if (READ_ONCE(dev->port_active) && mlx_hw_dev_has_gid(dev, gid))
+			return dev;
+	return NULL;
+}
+
+/*
+ * Whether loopback injects faults: then every packet takes the packet
+ * path, which the injection works on (direct.c hands messages over only
+ * without it).
+ */
+bool mlx_hw_loopback_faults(void)
+{
+	return READ_ONCE(lo_drop_ppm) || READ_ONCE(lo_dup_ppm) ||
+	       READ_ONCE(lo_reorder_ppm);
+}
+
+/*
  * Hands a packet (skb->data at the BTH) to the device owning its
  * destination GID, or to every device for a multicast group (each keeps
  * what its attached QPs want).  A GID nobody owns loses the packet.
@@ -57,26 +82,24 @@ static void mlx_hw_loopback_deliver(struct sk_buff *skb)
 	struct mlx_hw_dev *dev;
 	struct sk_buff *copy;
 	union ibx_gid dgid;
-	bool mcast;
 
 	mlx_hw_pkt_gids(skb, NULL, &dgid);
-	mcast = mlx_hw_gid_is_mcast(&dgid);
 
 	/* Under RCU the device cannot be freed; mlx_hw_rcv() never sleeps. */
 	rcu_read_lock();
-	list_for_each_entry_rcu(dev, &mlx_hw_devices, list) {
-		if (!READ_ONCE(dev->port_active))
-			continue;
-		if (mcast) {
+	if (!mlx_hw_gid_is_mcast(&dgid)) {
+		dev = mlx_hw_loopback_dev(&dgid);
+		if (dev) {
+			mlx_hw_rcv(dev, skb);
+			skb = NULL;
+		}
+	} else {
+		list_for_each_entry_rcu(dev, &mlx_hw_devices, list) {
+			if (!READ_ONCE(dev->port_active))
+				continue;
 			copy = skb_clone(skb, GFP_ATOMIC);
 			if (copy)
 				mlx_hw_rcv(dev, copy);
-			continue;
-		}
-		if (mlx_hw_dev_has_gid(dev, &dgid)) {
-			mlx_hw_rcv(dev, skb);
-			skb = NULL;
-			break;
 		}
 	}
 	rcu_read_unlock();

@@ -171,6 +171,7 @@ enum mlx_hw_counter {
 	MLX_HW_CNT_LO_DROPPED,
 	MLX_HW_CNT_LO_DUPLICATED,
 	MLX_HW_CNT_LO_REORDERED,
+	MLX_HW_CNT_DIRECT_SEGMENTS,
 	MLX_HW_CNT_WAKEUPS,
 	MLX_HW_CNT_INLINE_WAKES,
 	MLX_HW_CNT_DB_ENTRIES,
@@ -781,6 +782,14 @@ int mlx_hw_loopback_xmit(struct mlx_hw_dev *src, const struct mlx_hw_av *av,
 			 struct sk_buff *skb);
 void mlx_hw_loopback_flush(struct mlx_hw_dev *dev);
 bool mlx_hw_gid_is_local(const union ibx_gid *gid);
+struct mlx_hw_dev *mlx_hw_loopback_dev(const union ibx_gid *gid);
+bool mlx_hw_loopback_faults(void);
+
+/* direct.c */
+bool mlx_hw_direct_sends(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w);
+bool mlx_hw_direct_deliver(struct mlx_hw_qp *from, const struct mlx_hw_av *av,
+			   const struct mlx_hw_rx *rx);
+void mlx_hw_direct_answer(struct mlx_hw_qp *qp, u8 syndrome, u32 psn);
 
 /* recv.c */
 void mlx_hw_pkt_gids(struct sk_buff *skb, union ibx_gid *sgid,
@@ -804,6 +813,7 @@ bool mlx_hw_sq_flush(struct mlx_hw_qp *qp);
 
 /* comp.c */
 void mlx_hw_completer(struct mlx_hw_qp *qp);
+bool mlx_hw_comp_direct(struct mlx_hw_qp *qp);
 
 /* apm.c */
 int mlx_hw_apm_check(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,

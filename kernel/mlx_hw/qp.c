@@ -586,6 +586,7 @@ static void mlx_hw_qp_reset(struct mlx_hw_qp *qp)
 	mlx_hw_req_reset(qp);
 	mlx_hw_resp_reset(qp);
 	skb_queue_purge(&qp->comp_pkts);
+	qp->comp.direct.valid = false;
 	qp->comp.timeout_at = 0;
 	qp->comp.retries = 0;
 	qp->comp.rnr_retries = 0;

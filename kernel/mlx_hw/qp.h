@@ -239,6 +239,18 @@ enum mlx_hw_comp_state {
 	MLX_HW_COMP_NUM_STATES
 };
 
+/*
+ * The answer a responder of this host gave a request handed over directly
+ * (direct.c), left for the completer: the latest only, since an ACK or NAK
+ * says all that came before it (IBA 9.7.5.1).
+ */
+struct mlx_hw_direct_ack {
+	bool valid;			/* one waits */
+	u8 syndrome;			/* AETH syndrome */
+	u32 psn;			/* BTH PSN */
+	u32 msn;			/* AETH MSN */
+};
+
 struct mlx_hw_comp {
 	enum mlx_hw_comp_state state;	/* last state (traces) */
 	u32 psn;			/* oldest PSN not yet acknowledged */
@@ -249,6 +261,7 @@ struct mlx_hw_comp {
 	u8 status;			/* error status in COMP_ERROR */
 	/* A READ or atomic whose answer lands, if not req.body's WQE. */
 	struct mlx_hw_swqe_body *body;
+	struct mlx_hw_direct_ack direct;	/* a direct answer to take */
 };
 
 /*
@@ -345,6 +358,8 @@ struct mlx_hw_resp_side {
 	enum ibx_event_type event;	/* affiliated event of the error */
 	u64 wait_until;			/* ktime ns: no send before (congestion) */
 	u8 odp_fault;			/* enum mlx_hw_odp_fault_state (odp.c) */
+	/* The requester of the direct request being executed: it gets the answers. */
+	struct mlx_hw_qp *answer_to;
 	/*
 	 * XRC TGT: the XRC SRQ the packet being executed names (referenced
 	 * only while it is), and the SRQ number of the message in progress.

@@ -157,6 +157,17 @@ static enum mlx_hw_req_state mlx_hw_req_fail(struct mlx_hw_swqe *w, u8 status)
 	return MLX_HW_REQ_ERROR;
 }
 
+/*
+ * A limit holds the requester back (a full send window, a fence, the
+ * congestion window).  If the answer to a segment handed over directly
+ * waits (direct.c), the completer takes it now, as the ACK that lifts
+ * the limit, or the NAK that sends the requester back: decide again.
+ */
+static enum mlx_hw_req_state mlx_hw_req_blocked(struct mlx_hw_qp *qp)
+{
+	return mlx_hw_comp_direct(qp) ? MLX_HW_REQ_NEXT_WQE : MLX_HW_REQ_WAIT;
+}
+
 static enum mlx_hw_req_state mlx_hw_req_next_wqe(struct mlx_hw_qp *qp,
 						 struct mlx_hw_swqe **w)
 {
@@ -203,7 +214,7 @@ static enum mlx_hw_req_state mlx_hw_req_fetch(struct mlx_hw_qp *qp,
 	if (req->fetch_idx - qp->sq_ci >= qp->win_size)
 		mlx_hw_window_retire(qp);
 	if (req->fetch_idx - qp->sq_ci >= qp->win_size)
-		return MLX_HW_REQ_WAIT;
+		return mlx_hw_req_blocked(qp);
 	pi = req->sq_pi;
 	if (pi == req->fetch_idx) {
 		req->wait_db = true;	/* the next doorbell runs it again */
@@ -255,14 +266,14 @@ static enum mlx_hw_req_state mlx_hw_req_check_limits(struct mlx_hw_qp *qp,
 		/* What is done (UC, UD, local) retires now; nothing else would. */
 		mlx_hw_window_retire(qp);
 		if (req->send_idx != qp->sq_ci)
-			return MLX_HW_REQ_WAIT;
+			return mlx_hw_req_blocked(qp);
 	}
 	if (mlx_hw_swqe_rd_atomic(w) &&
 	    mlx_hw_req_rd_atomic_out(qp) >= max_t(u32, 1, qp->max_rd_atomic))
 		return MLX_HW_REQ_WAIT;
 	if (mlx_hw_qp_reliable(qp->ibx.qp_type) &&
 	    !mlx_hw_cwnd_room(qp, mlx_hw_psn_add(w->first_psn, req->send_pkt)))
-		return MLX_HW_REQ_WAIT;
+		return mlx_hw_req_blocked(qp);
 	return mlx_hw_swqe_is_local(w) ? MLX_HW_REQ_LOCAL_OP :
 					 MLX_HW_REQ_SEND_PKT;
 }
@@ -440,6 +451,35 @@ static struct sk_buff *mlx_hw_req_build(struct mlx_hw_qp *qp,
 }
 
 /*
+ * Hands @seg to the QP of this host it is for, without a packet
+ * (direct.c); false if that QP is not ready to take it that way, and the
+ * packet goes instead.
+ */
+static bool mlx_hw_req_direct(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
+			      const struct mlx_hw_av *av,
+			      const struct mlx_hw_req_seg *seg)
+{
+	const struct mlx_hw_opcode_info *info = &mlx_hw_opcode[seg->opcode];
+	u8 hdr[MLX_HW_HDR_MAX];
+	struct mlx_hw_cursor src;
+	struct mlx_hw_rx rx = { .hdr = hdr, .src = &src };
+
+	if (!av->loopback || !mlx_hw_direct_sends(qp, w) ||
+	    WARN_ON_ONCE(info->length > sizeof(hdr)))
+		return false;
+	memset(hdr, 0, info->length);
+	rx.pkt.opcode = seg->opcode;
+	rx.pkt.mask = info->mask;
+	rx.pkt.hdrlen = info->length;
+	rx.pkt.paylen = seg->paylen;
+	rx.pkt.flags = MLX_HW_PKT_LOOPBACK | (av->ipv4 ? 0 : MLX_HW_PKT_IPV6);
+	mlx_hw_req_hdrs(qp, w, seg, hdr, &rx.pkt);
+	mlx_hw_cursor_init(&src, &qp->req.sgl);
+	mlx_hw_cursor_skip(&src, seg->off);
+	return mlx_hw_direct_deliver(qp, av, &rx);
+}
+
+/*
  * The local bytes packet send_pkt of @w uses: its payload, or for a READ
  * or an atomic the whole list, which the answer fills.
  */
@@ -516,15 +556,17 @@ static enum mlx_hw_req_state mlx_hw_req_send_pkt(struct mlx_hw_qp *qp,
 	av = mlx_hw_req_av(qp, &path);
 	mlx_hw_req_seg(qp, w, &seg);
 	psn = seg.psn;
-	skb = mlx_hw_req_build(qp, w, av, &seg);
-	if (IS_ERR(skb))	/* -EAGAIN: unmapped since the check */
-		return PTR_ERR(skb) == -EAGAIN ?
-		       mlx_hw_req_page_fault(qp, w) :
-		       mlx_hw_req_fail(w, MLX_HW_WC_LOC_PROT_ERR);
-	if (!skb)
-		return mlx_hw_req_backoff(qp);
-	if (mlx_hw_pkt_xmit(qp, av, skb))
-		return mlx_hw_req_backoff(qp);
+	if (!mlx_hw_req_direct(qp, w, av, &seg)) {
+		skb = mlx_hw_req_build(qp, w, av, &seg);
+		if (IS_ERR(skb))	/* -EAGAIN: unmapped since the check */
+			return PTR_ERR(skb) == -EAGAIN ?
+			       mlx_hw_req_page_fault(qp, w) :
+			       mlx_hw_req_fail(w, MLX_HW_WC_LOC_PROT_ERR);
+		if (!skb)
+			return mlx_hw_req_backoff(qp);
+		if (mlx_hw_pkt_xmit(qp, av, skb))
+			return mlx_hw_req_backoff(qp);
+	}
 	req->tx_backoff = 0;
 	if (mlx_hw_psn_diff(psn, req->psn_max) >= 0)
 		req->psn_max = mlx_hw_psn_add(psn, mlx_hw_swqe_rd_atomic(w) ?
@@ -555,6 +597,7 @@ void mlx_hw_requester(struct mlx_hw_qp *qp)
 	unsigned int wqes = MLX_HW_WQE_BUDGET, pkts = MLX_HW_PKT_BUDGET;
 	enum mlx_hw_req_state state = MLX_HW_REQ_NEXT_WQE;
 	struct mlx_hw_swqe *w = NULL;
+	u32 idx, pkt;
 
 	mlx_hw_side_assert_owned(&qp->send_side);
 	qp->req.wait_db = false;
@@ -603,5 +646,16 @@ out:
 	qp->req.state = state;
 	/* Nothing pins an MR while the requester is not running. */
 	mlx_hw_sgl_park(&qp->req.sgl);
+	/*
+	 * The answer to the last segment handed over directly (direct.c),
+	 * taken as the completer takes an ACK: once the requester has sent
+	 * what it could, as a packet's answer would arrive.  A NAK that sends
+	 * the requester back makes the send side go round again.
+	 */
+	idx = qp->req.send_idx;
+	pkt = qp->req.send_pkt;
+	if (mlx_hw_comp_direct(qp) &&
+	    (qp->req.send_idx != idx || qp->req.send_pkt != pkt))
+		mlx_hw_side_again(&qp->send_side);
 	mlx_hw_window_retire(qp);
 }

@@ -10,13 +10,20 @@
 #include "mlx_hw.h"
 #include "resp.h"
 
-/* An ACK or NAK (AETH @syndrome) for PSN @psn. */
+/*
+ * An ACK or NAK (AETH @syndrome) for PSN @psn: a packet, or for a request
+ * handed over directly the answer in its requester's mailbox (direct.c).
+ */
 void mlx_hw_resp_send_ack(struct mlx_hw_qp *qp, u8 syndrome, u32 psn)
 {
 	u8 tp = mlx_hw_qp_transport(qp->ibx.qp_type);
 	struct mlx_hw_av av;
 	struct sk_buff *skb;
 
+	if (qp->resp.answer_to) {
+		mlx_hw_direct_answer(qp, syndrome, psn);
+		return;
+	}
 	skb = mlx_hw_pkt_alloc(qp, tp | MLX_HW_OPC_ACK, 0, false);
 	if (!skb)
 		return;		/* as if lost: the requester times out */
@@ -46,6 +53,8 @@ void mlx_hw_resp_send_atomic_ack(struct mlx_hw_qp *qp, u32 psn,
 	struct mlx_hw_av av;
 	struct sk_buff *skb;
 
+	/* Only SEND and WRITE segments are handed over directly. */
+	WARN_ON_ONCE(qp->resp.answer_to);
 	mlx_hw_resp_flush_ack(qp);
 	skb = mlx_hw_pkt_alloc(qp, tp | MLX_HW_OPC_ATOMIC_ACK, 0,
 			       false);

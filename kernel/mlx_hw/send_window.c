@@ -194,6 +194,7 @@ bool mlx_hw_sq_flush(struct mlx_hw_qp *qp)
 	req->sgl_valid = false;
 	qp->comp.timeout_at = 0;
 	skb_queue_purge(&qp->comp_pkts);
+	qp->comp.direct.valid = false;
 	/* The window first: its entries know the WQEs. */
 	while (qp->sq_ci != req->fetch_idx && budget--) {
 		w = mlx_hw_swqe(qp, qp->sq_ci);
