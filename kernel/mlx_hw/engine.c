@@ -48,7 +48,8 @@ void mlx_hw_engine_kick(struct mlx_hw_dev *dev)
 
 /*
  * The engine's heartbeat (docs/prm.md 2.4): one more look at the work.
- * The thread writes it; the provider reads it when NEED_WAKEUP is clear,
+ * The thread and its helpers write it (an increment lost between two of
+ * them still moves it); the provider reads it when NEED_WAKEUP is clear,
  * and a heartbeat that stands still for stale_us tells it that the
  * thread, though awake, is not running (its vCPU preempted, its CPU
  * taken), so the post calls WAKE and serves itself.
@@ -300,6 +301,8 @@ static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 		mlx_hw_qp_schedule(qp);
 }
 
+static void mlx_hw_helper_wake(struct mlx_hw_dev *dev);
+
 /*
  * Runs the QPs of the run list (and a packet loopback held back) until
  * none is left or the budget is spent; ends the pass begun by
@@ -309,7 +312,7 @@ static bool mlx_hw_run(struct mlx_hw_dev *dev)
 {
 	unsigned int budget = MLX_HW_RUN_BUDGET;
 	struct mlx_hw_qp *qp;
-	bool did = false;
+	bool did = false, more;
 
 	for (;;) {
 		spin_lock_irq(&dev->run_lock);
@@ -319,6 +322,7 @@ static bool mlx_hw_run(struct mlx_hw_dev *dev)
 		if (qp) {
 			list_del_init(&qp->run_node);
 			qp->running = true;
+			more = !list_empty(&dev->run_list);
 		} else if (!budget || !READ_ONCE(dev->lo_held)) {
 			dev->runners--;
 			spin_unlock_irq(&dev->run_lock);
@@ -329,6 +333,9 @@ static bool mlx_hw_run(struct mlx_hw_dev *dev)
 			mlx_hw_loopback_flush(dev);
 			continue;
 		}
+		/* More QPs wait while this one runs: a helper takes some. */
+		if (more)
+			mlx_hw_helper_wake(dev);
 		mlx_hw_service_qp(qp);
 		mlx_hw_engine_beat(dev);
 		mlx_hw_count(dev, MLX_HW_CNT_QP_RUNS, 1);
@@ -386,6 +393,103 @@ static bool mlx_hw_wake_pass(struct mlx_hw_ucontext *uctx, u32 rung)
 static bool mlx_hw_engine_busy(struct mlx_hw_dev *dev)
 {
 	return !list_empty_careful(&dev->run_list);
+}
+
+/* ---------------- helper threads ---------------- */
+
+/*
+ * The message rate grows with CPUs: while the thread runs one QP and more
+ * wait on the run list, a helper thread (one per further CPU, up to
+ * MLX_HW_MAX_HELPERS) takes them, on another CPU.  Helpers run only the
+ * run list: the doorbell rings, the NEED_WAKEUP handshake and the
+ * heartbeat's promise are the thread's.  A side of a QP still runs in one
+ * context at a time (side.c), and a QP is on the list once, so two
+ * runners never run one QP.  A helper spins for the next QP as the
+ * thread does, while its CPU is free and for at most spin_us, then
+ * sleeps until the thread finds more work than it can run alone.
+ */
+static unsigned int engine_helpers = MLX_HW_MAX_HELPERS;
+module_param(engine_helpers, uint, 0444);
+MODULE_PARM_DESC(engine_helpers, "helper threads per device, besides the engine thread, at most one per further CPU (load time)");
+
+/*
+ * Wakes one sleeping helper, if the device has one: the token is taken by
+ * the helper that wakes (the barrier of wq_has_sleeper() orders the token
+ * before the sleeper check, as in mlx_hw_engine_kick()).
+ */
+static void mlx_hw_helper_wake(struct mlx_hw_dev *dev)
+{
+	if (!dev->nhelpers)
+		return;
+	atomic_set(&dev->helper_kick, 1);
+	if (wq_has_sleeper(&dev->helper_wq))
+		wake_up(&dev->helper_wq);
+}
+
+/* One helper's pass: the run list, if it holds anything.  True if it did. */
+static bool mlx_hw_helper_pass(struct mlx_hw_dev *dev)
+{
+	spin_lock_irq(&dev->run_lock);
+	if (list_empty(&dev->run_list)) {
+		spin_unlock_irq(&dev->run_lock);
+		return false;
+	}
+	dev->runners++;
+	spin_unlock_irq(&dev->run_lock);
+	return mlx_hw_run(dev);
+}
+
+static int mlx_hw_helper_thread(void *arg)
+{
+	struct mlx_hw_dev *dev = arg;
+	u64 idle_since;
+
+	while (!kthread_should_stop()) {
+		/* Exclusive, and one token: more work wakes one helper. */
+		wait_event_interruptible_exclusive(dev->helper_wq,
+			atomic_xchg(&dev->helper_kick, 0) ||
+			kthread_should_stop());
+		idle_since = local_clock();
+		while (!kthread_should_stop() && single_task_running() &&
+		       local_clock() - idle_since <
+		       (u64)READ_ONCE(spin_us) * NSEC_PER_USEC) {
+			if (mlx_hw_helper_pass(dev))
+				idle_since = local_clock();
+			cond_resched();
+		}
+		/*
+		 * A QP scheduled while this helper was a runner kicked nobody
+		 * (a runner drains the list); one still there is the thread's.
+		 */
+		if (!list_empty_careful(&dev->run_list))
+			mlx_hw_engine_kick(dev);
+	}
+	return 0;
+}
+
+/* Starts the helpers: one per online CPU beyond the first, at most as many as asked. */
+static void mlx_hw_helpers_start(struct mlx_hw_dev *dev)
+{
+	unsigned int n = min3(READ_ONCE(engine_helpers),
+			      (unsigned int)MLX_HW_MAX_HELPERS,
+			      num_online_cpus() - 1);
+	struct task_struct *t;
+
+	init_waitqueue_head(&dev->helper_wq);
+	for (dev->nhelpers = 0; dev->nhelpers < n; dev->nhelpers++) {
+		t = kthread_run(mlx_hw_helper_thread, dev, "mlx_hw_help/%s",
+				dev->ndev->name);
+		if (IS_ERR(t))
+			break;	/* fewer helpers: only the rate suffers */
+		set_user_nice(t, MIN_NICE);
+		dev->helper[dev->nhelpers] = t;
+	}
+}
+
+static void mlx_hw_helpers_stop(struct mlx_hw_dev *dev)
+{
+	while (dev->nhelpers)
+		kthread_stop(dev->helper[--dev->nhelpers]);
 }
 
 /* ---------------- the thread ---------------- */
@@ -550,11 +654,13 @@ int mlx_hw_engine_start(struct mlx_hw_dev *dev)
 	set_user_nice(t, MIN_NICE);
 	dev->engine = t;
 	wake_up_process(t);
+	mlx_hw_helpers_start(dev);
 	return 0;
 }
 
 void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
 {
+	mlx_hw_helpers_stop(dev);
 	if (dev->engine) {
 		kthread_stop(dev->engine);
 		dev->engine = NULL;

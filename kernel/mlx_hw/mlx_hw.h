@@ -50,6 +50,7 @@
 #define MLX_HW_VENDOR_PART_ID	0x4d48
 #define MLX_HW_HW_VER		1
 
+#define MLX_HW_MAX_HELPERS	3	/* engine threads beside the first */
 #define MLX_HW_MAX_QP		65536
 #define MLX_HW_MAX_QP_WR	16384
 #define MLX_HW_MAX_SGE		32
@@ -261,6 +262,10 @@ struct mlx_hw_dev {
 	wait_queue_head_t engine_wq;	/* where it sleeps */
 	atomic_t kick;			/* set by WAKE / kernel events */
 	u64 engine_backoff;		/* local_clock(): WAKE leaves it be till */
+	struct task_struct *helper[MLX_HW_MAX_HELPERS];	/* run list helpers */
+	unsigned int nhelpers;		/* started */
+	wait_queue_head_t helper_wq;	/* where idle helpers sleep */
+	atomic_t helper_kick;		/* a helper is wanted */
 	spinlock_t run_lock;		/* protects run_list, runners */
 	struct list_head run_list;	/* QPs with work, in arrival order */
 	unsigned int runners;		/* contexts in a pass: they drain it */
