@@ -209,15 +209,13 @@ static void mlx_hw_apm_match(struct mlx_hw_qp *qp, const union ibx_gid *sgid,
  * MigReq 1 on the alternate path (the peer migrated) makes an ARMED QP
  * follow, at its next service.  Any context: never sleeps.
  */
-enum mlx_hw_counter mlx_hw_apm_rcv(struct mlx_hw_qp *qp, struct sk_buff *skb)
+enum mlx_hw_counter mlx_hw_apm_rcv(struct mlx_hw_qp *qp,
+				   const union ibx_gid *sgid, bool migreq)
 {
 	int mig = READ_ONCE(qp->mig_state);
-	bool migreq = mlx_hw_bth_mig(skb->data);
 	bool on_primary, on_alt;
-	union ibx_gid sgid;
 
-	mlx_hw_pkt_gids(skb, &sgid, NULL);
-	mlx_hw_apm_match(qp, &sgid, &on_primary, &on_alt);
+	mlx_hw_apm_match(qp, sgid, &on_primary, &on_alt);
 	on_alt &= mig != IBX_MIG_MIGRATED;
 	if (!on_alt && !on_primary)
 		return MLX_HW_CNT_DROP_ADDR;

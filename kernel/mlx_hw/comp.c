@@ -38,8 +38,8 @@ static const u32 mlx_hw_rnr_timer_us[32] = {
 
 /* The response being matched, and what the states found out. */
 struct mlx_hw_comp_ctx {
-	struct sk_buff *skb;		/* the response */
-	struct mlx_hw_pkt *pkt;		/* its cb */
+	const struct mlx_hw_rx *rx;	/* the response */
+	const struct mlx_hw_pkt *pkt;	/* what its headers say */
 	struct mlx_hw_swqe *w;		/* the WQE it concerns */
 	u32 retry_psn;			/* RETRY / RNR_RETRY: send again from */
 	bool timeout;			/* RETRY: the ACK timer fired */
@@ -57,13 +57,17 @@ static void mlx_hw_comp_progress(struct mlx_hw_qp *qp, u32 old_psn)
 	comp->retries = 0;
 	comp->rnr_retries = 0;
 	comp->retry_pending = false;
+	/*
+	 * Nothing outstanding: the timer is left to expire, and finds no
+	 * deadline (mlx_hw_comp_timeout()).  Cancelled here and started again
+	 * by the next message, it cost two hrtimer calls per message of a
+	 * ping-pong.
+	 */
 	if (mlx_hw_psn_diff(qp->req.psn_max, comp->psn) > 0) {
-		comp->timeout_at = ktime_get_ns() +
-				   mlx_hw_ack_timeout_ns(READ_ONCE(qp->timeout));
+		comp->timeout_at = mlx_hw_ack_deadline(qp);
 		mlx_hw_qp_arm_timer(qp, comp->timeout_at);
 	} else {
 		comp->timeout_at = 0;
-		mlx_hw_qp_disarm_timer(qp);
 	}
 }
 
@@ -130,8 +134,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_check_psn(struct mlx_hw_qp *qp,
 	 * the timer fires; mlx_hw_comp_timeout().)
 	 */
 	if (qp->comp.timeout_at)
-		qp->comp.timeout_at = ktime_get_ns() +
-				      mlx_hw_ack_timeout_ns(READ_ONCE(qp->timeout));
+		qp->comp.timeout_at = mlx_hw_ack_deadline(qp);
 	if (!(c->pkt->mask & (MLX_HW_M_READ_RESP | MLX_HW_M_ATOMIC_ACK)))
 		return MLX_HW_COMP_CHECK_ACK;
 	/* A READ response or atomic ACK implicitly acknowledges all before. */
@@ -169,7 +172,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_check_ack(struct mlx_hw_qp *qp,
 		return c->w->opcode != MLX_HW_OP_RDMA_READ &&
 		       p == c->w->first_psn ? MLX_HW_COMP_ATOMIC :
 					      MLX_HW_COMP_DONE;
-	syndrome = mlx_hw_aeth_syndrome(mlx_hw_pkt_hdr(c->skb, MLX_HW_AETH));
+	syndrome = mlx_hw_aeth_syndrome(mlx_hw_rx_hdr(c->rx, MLX_HW_AETH));
 	switch (syndrome & MLX_HW_AETH_TYPE_MASK) {
 	case MLX_HW_AETH_ACK:
 		return MLX_HW_COMP_WRITE_SEND;
@@ -276,7 +279,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_page_fault(struct mlx_hw_qp *qp,
 static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 					       struct mlx_hw_comp_ctx *c)
 {
-	struct mlx_hw_pkt *pkt = c->pkt;
+	const struct mlx_hw_pkt *pkt = c->pkt;
 	struct mlx_hw_swqe *w = c->w;
 	u32 off = mlx_hw_psn_diff(pkt->psn, w->first_psn) * qp->mtu;
 	struct mlx_hw_cursor cur;
@@ -291,8 +294,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 	}
 	err = mlx_hw_comp_local(qp, w, off, &cur);
 	if (!err && pkt->paylen)
-		err = mlx_hw_copy_from_skb(&cur, c->skb, pkt->hdrlen,
-					   pkt->paylen);
+		err = mlx_hw_rx_copy(&cur, c->rx);
 	if (err == -EAGAIN)
 		return mlx_hw_comp_page_fault(qp, pkt->psn, off);
 	mlx_hw_sgl_release(&qp->comp_scratch);
@@ -308,7 +310,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 static enum mlx_hw_comp_state mlx_hw_comp_atomic(struct mlx_hw_qp *qp,
 						 struct mlx_hw_comp_ctx *c)
 {
-	u64 orig = mlx_hw_atmack_orig(mlx_hw_pkt_hdr(c->skb, MLX_HW_ATMACK));
+	u64 orig = mlx_hw_atmack_orig(mlx_hw_rx_hdr(c->rx, MLX_HW_ATMACK));
 	struct mlx_hw_cursor cur;
 	int err;
 
@@ -380,7 +382,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_rnr_retry(struct mlx_hw_qp *qp,
 						    struct mlx_hw_comp_ctx *c)
 {
 	struct mlx_hw_comp *comp = &qp->comp;
-	u8 timer = mlx_hw_aeth_syndrome(mlx_hw_pkt_hdr(c->skb, MLX_HW_AETH)) &
+	u8 timer = mlx_hw_aeth_syndrome(mlx_hw_rx_hdr(c->rx, MLX_HW_AETH)) &
 		   MLX_HW_AETH_VALUE_MASK;
 
 	mlx_hw_count(to_mdev(qp->ibx.dev), MLX_HW_CNT_RNR_NAKS_RCVD, 1);
@@ -397,15 +399,18 @@ static enum mlx_hw_comp_state mlx_hw_comp_rnr_retry(struct mlx_hw_qp *qp,
 	return MLX_HW_COMP_DONE;
 }
 
-/* Matches one response against the window (the state machine). */
-static void mlx_hw_comp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
+/*
+ * Matches one response against the window (the state machine): a packet,
+ * or one a responder of this host handed over directly (direct.c).
+ */
+static void mlx_hw_comp_response(struct mlx_hw_qp *qp,
+				 const struct mlx_hw_rx *rx)
 {
-	struct mlx_hw_comp_ctx c = { .skb = skb, .pkt = mlx_hw_pkt(skb) };
+	struct mlx_hw_comp_ctx c = { .rx = rx, .pkt = &rx->pkt };
 	enum mlx_hw_comp_state state = MLX_HW_COMP_GET_WQE;
 
 	if (c.pkt->mask & MLX_HW_M_CNP) {
 		mlx_hw_cwnd_cnp(qp);
-		consume_skb(skb);
 		return;
 	}
 
@@ -449,10 +454,41 @@ static void mlx_hw_comp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
 			break;
 		default:
 			qp->comp.state = state;
-			consume_skb(skb);
 			return;
 		}
 	}
+}
+
+/*
+ * The answer a responder of this host gave the last segment handed over
+ * directly (direct.c), taken as the ACK or NAK packet it stands for.
+ * True if there was one.  The send side owned.
+ */
+bool mlx_hw_comp_direct(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_direct_ack *a = &qp->comp.direct;
+	u8 opcode = mlx_hw_qp_transport(qp->ibx.qp_type) | MLX_HW_OPC_ACK;
+	const struct mlx_hw_opcode_info *info = &mlx_hw_opcode[opcode];
+	int state = READ_ONCE(qp->state);
+	struct mlx_hw_rx rx = {};
+	u8 hdr[MLX_HW_HDR_MAX];
+
+	if (!a->valid)
+		return false;
+	a->valid = false;
+	/* Leaving RTS and SQD, the QP flushes all it has sent. */
+	if (state != IBX_QPS_RTS && state != IBX_QPS_SQD)
+		return true;
+	memset(hdr, 0, info->length);
+	rx.hdr = hdr;
+	rx.pkt.opcode = opcode;
+	rx.pkt.mask = info->mask;
+	rx.pkt.hdrlen = info->length;
+	rx.pkt.flags = MLX_HW_PKT_LOOPBACK;
+	mlx_hw_hdr_bth(hdr, &rx.pkt, qp, qp->ibx.qp_num, false, false, a->psn);
+	mlx_hw_aeth_set(hdr + info->off[MLX_HW_AETH], a->syndrome, a->msn);
+	mlx_hw_comp_response(qp, &rx);
+	return true;
 }
 
 /* No response in time (IBA 9.7.6.1.3): send again from the oldest PSN. */
@@ -461,7 +497,15 @@ static void mlx_hw_comp_timeout(struct mlx_hw_qp *qp)
 	struct mlx_hw_comp_ctx c = { .timeout = true };
 	struct mlx_hw_comp *comp = &qp->comp;
 
+	u64 armed = READ_ONCE(qp->timer_at);
+
 	if (!comp->timeout_at)
+		return;
+	/*
+	 * A timer still pending for this deadline or an earlier one has not
+	 * expired, and its expiry runs the QP again: no clock to read.
+	 */
+	if (armed && armed <= comp->timeout_at)
 		return;
 	/* The timer may have fired for an earlier deadline: set it again. */
 	if (ktime_get_ns() < comp->timeout_at) {
@@ -487,13 +531,17 @@ void mlx_hw_completer(struct mlx_hw_qp *qp)
 {
 	unsigned int budget = MLX_HW_PKT_BUDGET;
 	struct sk_buff *skb;
+	struct mlx_hw_rx rx;
 
 	mlx_hw_side_assert_owned(&qp->send_side);
 	while (budget && (skb = skb_dequeue(&qp->comp_pkts))) {
-		mlx_hw_ecn_answer(qp, skb);
-		mlx_hw_comp_packet(qp, skb);
+		mlx_hw_rx_init_skb(&rx, skb);
+		mlx_hw_ecn_answer(qp, &rx);
+		mlx_hw_comp_response(qp, &rx);
+		consume_skb(skb);
 		budget--;
 	}
+	mlx_hw_comp_direct(qp);
 	if (!budget && !skb_queue_empty(&qp->comp_pkts))
 		mlx_hw_qp_schedule(qp);
 	mlx_hw_comp_timeout(qp);

@@ -412,6 +412,71 @@ int mlx_hw_copy_from_kbuf(struct mlx_hw_cursor *dst, const void *buf, u32 len)
 }
 
 /*
+ * Copies @len bytes from @src (MR-backed or a kernel buffer) to @dst and
+ * advances both: the payload of a request handed over directly
+ * (direct.c), one copy from the sender's buffers to the receiver's.  The
+ * source is never ODP memory (its pages are pinned: nothing to fault).
+ * -EMSGSIZE if @dst runs out, -EFAULT if @src is short or a page missing.
+ */
+static int mlx_hw_copy_cursor(struct mlx_hw_cursor *dst,
+			      struct mlx_hw_cursor *src, u32 len)
+{
+	while (len) {
+		u32 savail = mlx_hw_cursor_avail(src);
+		const struct mlx_hw_seg *seg;
+		unsigned int soff;
+		struct page *spage;
+		u8 *smap;
+		u32 n;
+		int err;
+
+		if (!savail)
+			return -EFAULT;
+		if (src->sgl->kbuf) {
+			n = min(len, savail);
+			err = mlx_hw_copy_from_kbuf(dst, src->sgl->kbuf +
+						    src->off, n);
+			if (err)
+				return err;
+			src->off += n;
+			len -= n;
+			continue;
+		}
+		seg = &src->sgl->seg[src->idx];
+		spage = mlx_hw_seg_page(seg, src->off, &soff, &err);
+		if (!spage)
+			return -EFAULT;
+		n = min3(len, savail, (u32)(PAGE_SIZE - soff));
+		smap = kmap_local_page(spage);
+		err = mlx_hw_copy_from_kbuf(dst, smap + soff, n);
+		kunmap_local(smap);
+		mlx_hw_seg_page_done(seg);
+		if (err)
+			return err;
+		src->off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Copies the payload of @rx to @dst and advances @dst: from the packet, or
+ * from the sender's buffers of a direct request, which @rx keeps pointing
+ * at (the responder may place a payload again after an ODP fault of its
+ * own pages).  Errors as mlx_hw_copy_from_skb().
+ */
+int mlx_hw_rx_copy(struct mlx_hw_cursor *dst, const struct mlx_hw_rx *rx)
+{
+	struct mlx_hw_cursor src;
+
+	if (rx->skb)
+		return mlx_hw_copy_from_skb(dst, rx->skb, rx->pkt.hdrlen,
+					    rx->pkt.paylen);
+	src = *rx->src;
+	return mlx_hw_copy_cursor(dst, &src, rx->pkt.paylen);
+}
+
+/*
  * Executes an 8-byte atomic on an aligned remote segment: 0, -EAGAIN (an
  * ODP page not mapped now) or -EFAULT.
  */

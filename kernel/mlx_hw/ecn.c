@@ -51,14 +51,14 @@ void mlx_hw_ecn_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb)
  * the responder and the completer share: a race between them sends one
  * more, which does no harm.  Lost CNPs are not sent again.
  */
-void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, struct sk_buff *marked)
+void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, const struct mlx_hw_rx *marked)
 {
 	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
 	struct mlx_hw_av av;
 	struct sk_buff *skb;
 	u64 now;
 
-	if (!(mlx_hw_pkt(marked)->flags & MLX_HW_PKT_CE) ||
+	if (!(marked->pkt.flags & MLX_HW_PKT_CE) ||
 	    !mlx_hw_qp_reliable(qp->ibx.qp_type))
 		return;
 	now = ktime_get_ns();

@@ -20,27 +20,58 @@
 #include <linux/sched/clock.h>
 #include <linux/sched/stat.h>
 #include <linux/moduleparam.h>
+#ifdef CONFIG_X86
+#include <asm/tsc.h>
+#endif
 #include "mlx_hw.h"
 
 static unsigned int spin_us = 50;
 module_param(spin_us, uint, 0644);
 MODULE_PARM_DESC(spin_us, "engine idle spin before sleeping (microseconds)");
 
-/* Kick reasons: work to do, or a contended thread's probe for a free CPU. */
-#define MLX_HW_KICK_WORK	1
-#define MLX_HW_KICK_PROBE	2
+static unsigned int stale_us = 1000;
+module_param(stale_us, uint, 0644);
+MODULE_PARM_DESC(stale_us, "an awake engine thread whose heartbeat is this old (microseconds) is not running: posts serve themselves (0: never)");
 
 /*
- * Records why the thread should look and wakes it if it sleeps; an awake
- * thread sees @why at its next look without a trip through the wait queue
- * lock.  wq_has_sleeper()'s barrier orders the @why store before the
+ * Records that the thread should look and wakes it if it sleeps; an awake
+ * thread sees the kick at its next look without a trip through the wait
+ * queue lock.  wq_has_sleeper()'s barrier orders the kick store before the
  * sleeper check, pairing with the one in prepare_to_wait().
  */
-static void mlx_hw_engine_wake_thread(struct mlx_hw_dev *dev, int why)
+void mlx_hw_engine_kick(struct mlx_hw_dev *dev)
 {
-	atomic_or(why, &dev->kick);
+	atomic_set(&dev->kick, 1);
 	if (wq_has_sleeper(&dev->engine_wq))
 		wake_up(&dev->engine_wq);
+}
+
+/*
+ * The engine's heartbeat (docs/prm.md 2.4): one more look at the work.
+ * The thread and its helpers write it (an increment lost between two of
+ * them still moves it); the provider reads it when NEED_WAKEUP is clear,
+ * and a heartbeat that stands still for stale_us tells it that the
+ * thread, though awake, is not running (its vCPU preempted, its CPU
+ * taken), so the post calls WAKE and serves itself.
+ */
+static void mlx_hw_engine_beat(struct mlx_hw_dev *dev)
+{
+	struct mlx_hw_engine_page *page = dev->engine_page;
+
+	WRITE_ONCE(page->heartbeat,
+		   cpu_to_le32(le32_to_cpu(page->heartbeat) + 1));
+}
+
+/* The heartbeat's parameters, for the provider's side of it. */
+static void mlx_hw_engine_publish(struct mlx_hw_dev *dev)
+{
+	struct mlx_hw_engine_page *page = dev->engine_page;
+
+	WRITE_ONCE(page->stale_us, cpu_to_le32(READ_ONCE(stale_us)));
+#ifdef CONFIG_X86
+	/* The provider's clock: rdtsc is cheap where the clocksource is not. */
+	WRITE_ONCE(page->tsc_khz, cpu_to_le32(tsc_khz));
+#endif
 }
 
 /*
@@ -270,6 +301,8 @@ static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
 		mlx_hw_qp_schedule(qp);
 }
 
+static void mlx_hw_helper_wake(struct mlx_hw_dev *dev);
+
 /*
  * Runs the QPs of the run list (and a packet loopback held back) until
  * none is left or the budget is spent; ends the pass begun by
@@ -279,7 +312,7 @@ static bool mlx_hw_run(struct mlx_hw_dev *dev)
 {
 	unsigned int budget = MLX_HW_RUN_BUDGET;
 	struct mlx_hw_qp *qp;
-	bool did = false;
+	bool did = false, more;
 
 	for (;;) {
 		spin_lock_irq(&dev->run_lock);
@@ -289,6 +322,7 @@ static bool mlx_hw_run(struct mlx_hw_dev *dev)
 		if (qp) {
 			list_del_init(&qp->run_node);
 			qp->running = true;
+			more = !list_empty(&dev->run_list);
 		} else if (!budget || !READ_ONCE(dev->lo_held)) {
 			dev->runners--;
 			spin_unlock_irq(&dev->run_lock);
@@ -299,7 +333,11 @@ static bool mlx_hw_run(struct mlx_hw_dev *dev)
 			mlx_hw_loopback_flush(dev);
 			continue;
 		}
+		/* More QPs wait while this one runs: a helper takes some. */
+		if (more)
+			mlx_hw_helper_wake(dev);
 		mlx_hw_service_qp(qp);
+		mlx_hw_engine_beat(dev);
 		mlx_hw_count(dev, MLX_HW_CNT_QP_RUNS, 1);
 		/* Scheduled while it ran: back on the list, the ref with it. */
 		spin_lock_irq(&dev->run_lock);
@@ -357,6 +395,103 @@ static bool mlx_hw_engine_busy(struct mlx_hw_dev *dev)
 	return !list_empty_careful(&dev->run_list);
 }
 
+/* ---------------- helper threads ---------------- */
+
+/*
+ * The message rate grows with CPUs: while the thread runs one QP and more
+ * wait on the run list, a helper thread (one per further CPU, up to
+ * MLX_HW_MAX_HELPERS) takes them, on another CPU.  Helpers run only the
+ * run list: the doorbell rings, the NEED_WAKEUP handshake and the
+ * heartbeat's promise are the thread's.  A side of a QP still runs in one
+ * context at a time (side.c), and a QP is on the list once, so two
+ * runners never run one QP.  A helper spins for the next QP as the
+ * thread does, while its CPU is free and for at most spin_us, then
+ * sleeps until the thread finds more work than it can run alone.
+ */
+static unsigned int engine_helpers = MLX_HW_MAX_HELPERS;
+module_param(engine_helpers, uint, 0444);
+MODULE_PARM_DESC(engine_helpers, "helper threads per device, besides the engine thread, at most one per further CPU (load time)");
+
+/*
+ * Wakes one sleeping helper, if the device has one: the token is taken by
+ * the helper that wakes (the barrier of wq_has_sleeper() orders the token
+ * before the sleeper check, as in mlx_hw_engine_kick()).
+ */
+static void mlx_hw_helper_wake(struct mlx_hw_dev *dev)
+{
+	if (!dev->nhelpers)
+		return;
+	atomic_set(&dev->helper_kick, 1);
+	if (wq_has_sleeper(&dev->helper_wq))
+		wake_up(&dev->helper_wq);
+}
+
+/* One helper's pass: the run list, if it holds anything.  True if it did. */
+static bool mlx_hw_helper_pass(struct mlx_hw_dev *dev)
+{
+	spin_lock_irq(&dev->run_lock);
+	if (list_empty(&dev->run_list)) {
+		spin_unlock_irq(&dev->run_lock);
+		return false;
+	}
+	dev->runners++;
+	spin_unlock_irq(&dev->run_lock);
+	return mlx_hw_run(dev);
+}
+
+static int mlx_hw_helper_thread(void *arg)
+{
+	struct mlx_hw_dev *dev = arg;
+	u64 idle_since;
+
+	while (!kthread_should_stop()) {
+		/* Exclusive, and one token: more work wakes one helper. */
+		wait_event_interruptible_exclusive(dev->helper_wq,
+			atomic_xchg(&dev->helper_kick, 0) ||
+			kthread_should_stop());
+		idle_since = local_clock();
+		while (!kthread_should_stop() && single_task_running() &&
+		       local_clock() - idle_since <
+		       (u64)READ_ONCE(spin_us) * NSEC_PER_USEC) {
+			if (mlx_hw_helper_pass(dev))
+				idle_since = local_clock();
+			cond_resched();
+		}
+		/*
+		 * A QP scheduled while this helper was a runner kicked nobody
+		 * (a runner drains the list); one still there is the thread's.
+		 */
+		if (!list_empty_careful(&dev->run_list))
+			mlx_hw_engine_kick(dev);
+	}
+	return 0;
+}
+
+/* Starts the helpers: one per online CPU beyond the first, at most as many as asked. */
+static void mlx_hw_helpers_start(struct mlx_hw_dev *dev)
+{
+	unsigned int n = min3(READ_ONCE(engine_helpers),
+			      (unsigned int)MLX_HW_MAX_HELPERS,
+			      num_online_cpus() - 1);
+	struct task_struct *t;
+
+	init_waitqueue_head(&dev->helper_wq);
+	for (dev->nhelpers = 0; dev->nhelpers < n; dev->nhelpers++) {
+		t = kthread_run(mlx_hw_helper_thread, dev, "mlx_hw_help/%s",
+				dev->ndev->name);
+		if (IS_ERR(t))
+			break;	/* fewer helpers: only the rate suffers */
+		set_user_nice(t, MIN_NICE);
+		dev->helper[dev->nhelpers] = t;
+	}
+}
+
+static void mlx_hw_helpers_stop(struct mlx_hw_dev *dev)
+{
+	while (dev->nhelpers)
+		kthread_stop(dev->helper[--dev->nhelpers]);
+}
+
 /* ---------------- the thread ---------------- */
 
 static void mlx_hw_engine_set_flags(struct mlx_hw_dev *dev, u32 flags)
@@ -364,23 +499,11 @@ static void mlx_hw_engine_set_flags(struct mlx_hw_dev *dev, u32 flags)
 	WRITE_ONCE(dev->engine_page->flags, cpu_to_le32(flags));
 }
 
-/*
- * Sleeps until kicked for work, or probed while a CPU is free for it: a
- * probe that finds the CPU still wanted by another task goes back to sleep
- * without touching a QP, so that the thread never holds a QP while it
- * waits for a CPU the pollers keep busy.
- */
+/* Sleeps until kicked for work (a WAKE, a timer, a packet, a state change). */
 static void mlx_hw_engine_sleep(struct mlx_hw_dev *dev)
 {
-	for (;;) {
-		wait_event_interruptible(dev->engine_wq,
-					 atomic_read(&dev->kick) ||
-					 kthread_should_stop());
-		if (atomic_read(&dev->kick) != MLX_HW_KICK_PROBE ||
-		    single_task_running() || kthread_should_stop())
-			return;
-		atomic_andnot(MLX_HW_KICK_PROBE, &dev->kick);
-	}
+	wait_event_interruptible(dev->engine_wq,
+				 atomic_read(&dev->kick) || kthread_should_stop());
 }
 
 /*
@@ -393,11 +516,22 @@ static void mlx_hw_engine_sleep(struct mlx_hw_dev *dev)
 #define MLX_HW_YIELD_STEP_NS	(50 * NSEC_PER_USEC)
 
 /*
+ * How long WAKE leaves the thread asleep after it went to sleep because
+ * its CPU was wanted: every CPU is busy (typically with the processes
+ * polling for our completions), a thread woken by each doorbell would only
+ * preempt one of them, and posts are served in their own calls meanwhile.
+ * Once it has passed, the next stream of doorbells wakes the thread again
+ * to look whether a CPU is free (so nothing about contention sticks).
+ */
+#define MLX_HW_BACKOFF_NS	NSEC_PER_MSEC
+
+/*
  * Leaves the CPU to the task that wants it for up to MLX_HW_YIELD_NS, with
  * NEED_WAKEUP clear: posts meanwhile make no call, their ring entries wait
- * for the look that follows.  A kick (work from the kernel side) ends it
- * early.  True if the thread then had its CPU to itself (the other task
- * ran and went, or the scheduler woke the thread on a CPU nobody wanted).
+ * for the look that follows (the heartbeat goes on at every step, so posts
+ * see the thread alive).  A kick (work from the kernel side) ends it early.
+ * True if the thread then had its CPU to itself (the other task ran and
+ * went, or the scheduler woke the thread on a CPU nobody wanted).
  */
 static bool mlx_hw_engine_yield(struct mlx_hw_dev *dev)
 {
@@ -408,61 +542,64 @@ static bool mlx_hw_engine_yield(struct mlx_hw_dev *dev)
 				atomic_read(&dev->kick) || kthread_should_stop(),
 				ns_to_ktime(MLX_HW_YIELD_STEP_NS)) != -ETIME)
 			return false;
+		mlx_hw_engine_beat(dev);
 		if (single_task_running())
 			return true;
 	}
 	return false;
 }
 
+/*
+ * Idle: whether the thread goes on spinning for the next doorbell (true)
+ * or goes to sleep.  It spins while its CPU is its own, up to spin_us: a
+ * task waiting for this CPU ends the spin (as KVM's halt polling does),
+ * since the spin would only delay the processes that ring our doorbells,
+ * and WAKE serves them in their own context instead.
+ *
+ * But a task that wants the CPU for a moment (a kworker, RCU; in a 6.12
+ * guest with KFENCE one every few milliseconds) is no contender: taken for
+ * one, a stream's engine went to sleep, and every WR of the stream paid a
+ * call until the thread was woken again (tests/provider/no-syscall.vmtest).
+ * So the thread first leaves the CPU to that task for a moment, once per
+ * idle period, and sleeps only if the CPU is still wanted after it, with
+ * WAKE's back-off set.
+ */
+static bool mlx_hw_engine_idle_spin(struct mlx_hw_dev *dev, u64 idle_since,
+				    bool *yielded)
+{
+	u64 now = local_clock();
+
+	if (single_task_running()) {
+		*yielded = false;
+		return now - idle_since < (u64)READ_ONCE(spin_us) * NSEC_PER_USEC;
+	}
+	if (!*yielded) {
+		mlx_hw_count(dev, MLX_HW_CNT_YIELDS, 1);
+		/* Had the CPU to itself after it: as if never wanted. */
+		*yielded = !mlx_hw_engine_yield(dev);
+		return true;
+	}
+	WRITE_ONCE(dev->engine_backoff, now + MLX_HW_BACKOFF_NS);
+	return false;
+}
+
 static int mlx_hw_engine_thread(void *arg)
 {
 	struct mlx_hw_dev *dev = arg;
-	u64 idle_since = local_clock(), now;
+	u64 idle_since = local_clock();
 	bool yielded = false;
 
 	while (!kthread_should_stop()) {
 		atomic_set(&dev->kick, 0);
+		mlx_hw_engine_beat(dev);
 		if (mlx_hw_engine_pass(dev)) {
 			idle_since = local_clock();
 			cond_resched();
 			continue;
 		}
-		/*
-		 * Idle: spin for the next doorbell while the CPU is ours.  A
-		 * task waiting for this CPU ends the spin (as KVM's halt
-		 * polling does): the spin would only delay the processes that
-		 * ring our doorbells, and WAKE serves them in their own context
-		 * instead (see mlx_hw_engine_wake()).
-		 *
-		 * But a task that wants the CPU for a moment (a kworker, RCU;
-		 * in a 6.12 guest with KFENCE one every few milliseconds) is
-		 * no contender.  Taken for one, it left a stream's engine
-		 * asleep in contended mode, a call per WR until a probe found
-		 * the CPU free, thousands of calls in a 20000-WR stream
-		 * (tests/provider/no-syscall.vmtest).  So the thread first
-		 * leaves the CPU to that task for a moment, and is contended
-		 * only if the CPU is still wanted after it (or a kick cut the
-		 * pause short).  Once until an idle look finds the CPU free
-		 * again: pollers that keep it busy cost one pause, not one per
-		 * look.
-		 */
-		now = local_clock();
-		if (single_task_running()) {
-			yielded = false;
-			if (now - idle_since <
-			    (u64)READ_ONCE(spin_us) * NSEC_PER_USEC) {
-				cond_resched();
-				continue;
-			}
-			WRITE_ONCE(dev->engine_contended, false);
-		} else if (!yielded) {
-			yielded = true;
-			mlx_hw_count(dev, MLX_HW_CNT_YIELDS, 1);
-			if (mlx_hw_engine_yield(dev))
-				yielded = false;
+		if (mlx_hw_engine_idle_spin(dev, idle_since, &yielded)) {
+			cond_resched();
 			continue;
-		} else {
-			WRITE_ONCE(dev->engine_contended, true);
 		}
 
 		mlx_hw_engine_set_flags(dev, MLX_HW_ENGINE_NEED_WAKEUP);
@@ -482,9 +619,17 @@ static int mlx_hw_engine_thread(void *arg)
 			continue;
 		}
 		mlx_hw_engine_sleep(dev);
+		mlx_hw_engine_publish(dev);
 		mlx_hw_engine_set_flags(dev, 0);
 		le64_add_cpu(&dev->engine_page->wakeups, 1);
 		mlx_hw_count(dev, MLX_HW_CNT_WAKEUPS, 1);
+		/*
+		 * A thread that slept because its CPU was wanted stays
+		 * yielded: woken by a stream after the back-off, it looks
+		 * whether its CPU is free now and, if not, sleeps again at
+		 * once instead of leaving the stream's posts waiting (no call:
+		 * NEED_WAKEUP clear) through another yield.
+		 */
 		idle_since = local_clock();
 	}
 	return 0;
@@ -498,6 +643,7 @@ int mlx_hw_engine_start(struct mlx_hw_dev *dev)
 			   dev->ndev->name);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
+	mlx_hw_engine_publish(dev);
 	/*
 	 * The thread is the device: processes busy-polling its CQs must not
 	 * starve it.  At nice 0 it would get one poller's share, so with N
@@ -508,11 +654,13 @@ int mlx_hw_engine_start(struct mlx_hw_dev *dev)
 	set_user_nice(t, MIN_NICE);
 	dev->engine = t;
 	wake_up_process(t);
+	mlx_hw_helpers_start(dev);
 	return 0;
 }
 
 void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
 {
+	mlx_hw_helpers_stop(dev);
 	if (dev->engine) {
 		kthread_stop(dev->engine);
 		dev->engine = NULL;
@@ -520,81 +668,77 @@ void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
 }
 
 /*
- * How often a contended engine still wakes its thread, to learn whether a
- * CPU has become free for it.
+ * Whether a WAKE that served its context and left nothing behind should
+ * also wake the sleeping thread, so that the posts that follow need no
+ * call (the SQPOLL contract of docs/prm.md 2): only for a stream, whose
+ * doorbells come faster than the WAKEs that serve them, and only when the
+ * thread did not just find every CPU busy (the back-off above).
+ *
+ * A stream: the caller rang again sooner after its previous WAKE returned
+ * than half the time that WAKE took.  A request-response exchange (a
+ * ping-pong, here or across a wire) rings again only after the peer's
+ * answer, which costs the peer a WAKE of the same length at least: there a
+ * thread woken per message buys no call and costs an IPI and a spin of CPU
+ * the guest believes spare, which under a VM is often its host's and its
+ * peer's, and the next doorbell is better served in its own call again,
+ * as rxe serves every post.  The measure is the caller's own, so another
+ * process's doorbells do not make its exchange look like a stream.
  */
-#define MLX_HW_ENGINE_PROBE_NS	NSEC_PER_MSEC
+static bool mlx_hw_engine_wake_wanted(struct mlx_hw_dev *dev,
+				      struct mlx_hw_ucontext *uctx, u64 start)
+{
+	s64 gap = start - READ_ONCE(uctx->wake_end);
+
+	if (gap < 0)	/* another thread of the context is in a WAKE */
+		return false;
+	if ((s64)(start - READ_ONCE(dev->engine_backoff)) < 0)
+		return false;
+	return gap < READ_ONCE(uctx->wake_len) / 2;
+}
 
 /*
  * MLX_HW_IOCTL_WAKE: the doorbells the caller's context rang (its ring, not
  * the other contexts', and never a scan) are served right here, in the
  * caller's context, so the first work request after an idle period does
  * not wait for the thread to win a CPU against the busy-polling processes
- * that rang.  Then the thread is woken: awake, it clears NEED_WAKEUP and
- * polls, so that the posts of a busy stream that follow need no system
- * call (the SQPOLL contract of docs/prm.md section 2).
+ * that rang.  Then, for a stream (mlx_hw_engine_wake_wanted()), the thread
+ * is woken: awake, it clears NEED_WAKEUP and polls, so that the posts that
+ * follow need no system call.  Work left behind is the thread's.
  *
- * Unless this call left no work behind and a woken thread would only
- * cost: either it last found its CPU wanted by another task (every CPU is
- * busy, typically with the processes polling for our completions, and a
- * woken thread would preempt one of them), or the doorbells come further
- * apart than its idle spin, so it would spin for nothing and sleep again
- * before the next one.  The second is a request-response exchange slower
- * than the spin, such as a ping-pong across a wire: there a thread woken
- * per message buys no call and costs an IPI and a spin of CPU the guest
- * believes spare, which under a VM is often its host's and its peer's.
- * Then the next doorbell is better served here again, as rxe serves every
- * post.  A contended thread is still probed once per probe period: it
- * looks whether a CPU is free again and, if not, sleeps on without running
- * anything.  Timers (ACK timeout, RNR) kick the thread themselves when
- * they fire.
+ * The provider also calls WAKE while the thread is awake but its heartbeat
+ * stands still (docs/prm.md 2.4): it has not looked for stale_us, its CPU
+ * taken, and the post serves itself here.  That thread needs no kick.
  */
 void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 			u32 rung)
 {
-	u64 now = local_clock();
-	s64 gap;
+	bool awake = !(le32_to_cpu(READ_ONCE(dev->engine_page->flags)) &
+		       MLX_HW_ENGINE_NEED_WAKEUP);
+	u64 start = local_clock(), end;
 	int pass;
 
-	/*
-	 * The time since the previous WAKE ended: how long a thread woken
-	 * then would have spun before this doorbell came.  Callers race on
-	 * engine_last_wake; a lost update only shifts one decision.
-	 */
-	gap = now - READ_ONCE(dev->engine_last_wake);
 	for (pass = 0; pass < 4; pass++, rung = 0)
 		if (!mlx_hw_wake_pass(uctx, rung))
 			break;
-	WRITE_ONCE(dev->engine_last_wake, local_clock());
-	/* Entries beyond the caller's share are the thread's (2.3). */
-	if (!mlx_hw_engine_busy(dev) && !mlx_hw_db_hint(uctx)) {
-		if (READ_ONCE(dev->engine_contended)) {
-			/* Served here, the thread at most probed. */
-			mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
-			if (now - READ_ONCE(dev->engine_probe) <
-			    MLX_HW_ENGINE_PROBE_NS)
-				return;
-			WRITE_ONCE(dev->engine_probe, now);
-			mlx_hw_engine_wake_thread(dev, MLX_HW_KICK_PROBE);
-			return;
-		}
-		if (gap >= (s64)READ_ONCE(spin_us) * NSEC_PER_USEC) {
-			mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
-			return;
-		}
+	end = local_clock();
+	if (awake) {
+		mlx_hw_count(dev, MLX_HW_CNT_STALL_WAKES, 1);
+	} else if (mlx_hw_engine_busy(dev) || mlx_hw_db_hint(uctx) ||
+		   mlx_hw_engine_wake_wanted(dev, uctx, start)) {
+		/*
+		 * Woken already (by an earlier call or the kernel side) but
+		 * not yet running: NEED_WAKEUP stays set until the thread gets
+		 * a CPU, and each doorbell meanwhile costs a call.  Counted,
+		 * since how long that lasts is the scheduler's doing (and a
+		 * host's, under a VM).
+		 */
+		if (atomic_read(&dev->kick))
+			mlx_hw_count(dev, MLX_HW_CNT_LATE_WAKES, 1);
+		mlx_hw_engine_kick(dev);
+	} else {
+		mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
 	}
-	/*
-	 * Woken already (by an earlier call, a probe or the kernel side) but
-	 * not yet running: NEED_WAKEUP stays set until the thread gets a CPU,
-	 * and each doorbell meanwhile costs a call.  Counted, since how long
-	 * that lasts is the scheduler's doing (and a host's, under a VM).
-	 */
-	if (atomic_read(&dev->kick))
-		mlx_hw_count(dev, MLX_HW_CNT_LATE_WAKES, 1);
-	mlx_hw_engine_kick(dev);
-}
-
-void mlx_hw_engine_kick(struct mlx_hw_dev *dev)
-{
-	mlx_hw_engine_wake_thread(dev, MLX_HW_KICK_WORK);
+	/* Racing threads of one context: a lost update shifts one decision. */
+	WRITE_ONCE(uctx->wake_len, end - start);
+	WRITE_ONCE(uctx->wake_end, end);
 }

@@ -55,6 +55,35 @@ bool mlx_hw_gid_is_local(struct mlx_hw_dev *src, const union ibx_gid *gid)
 }
 
 /*
+ * The device of @src's namespace that owns unicast GID @gid with its
+ * port active, or NULL; under RCU, which keeps it from being freed.
+ */
+struct mlx_hw_dev *mlx_hw_loopback_dev(struct mlx_hw_dev *src,
+				       const union ibx_gid *gid)
+{
+	struct net *net = mlx_hw_dev_net(src);
+	struct mlx_hw_dev *dev;
+
+	list_for_each_entry_rcu(dev, &mlx_hw_devices, list)
+		if (READ_ONCE(dev->port_active) &&
+		    net_eq(mlx_hw_dev_net(dev), net) &&
+		    mlx_hw_dev_has_gid(dev, gid))
+			return dev;
+	return NULL;
+}
+
+/*
+ * Whether loopback injects faults: then every packet takes the packet
+ * path, which the injection works on (direct.c hands messages over only
+ * without it).
+ */
+bool mlx_hw_loopback_faults(void)
+{
+	return READ_ONCE(lo_drop_ppm) || READ_ONCE(lo_dup_ppm) ||
+	       READ_ONCE(lo_reorder_ppm);
+}
+
+/*
  * Hands a packet (skb->data at the BTH) to the device of @src's namespace
  * owning its destination GID, or to every device of the namespace for a
  * multicast group (each keeps what its attached QPs want).  A GID nobody
@@ -67,27 +96,25 @@ static void mlx_hw_loopback_deliver(struct mlx_hw_dev *src,
 	struct mlx_hw_dev *dev;
 	struct sk_buff *copy;
 	union ibx_gid dgid;
-	bool mcast;
 
 	mlx_hw_pkt_gids(skb, NULL, &dgid);
-	mcast = mlx_hw_gid_is_mcast(&dgid);
 
 	/* Under RCU the device cannot be freed; mlx_hw_rcv() never sleeps. */
 	rcu_read_lock();
-	list_for_each_entry_rcu(dev, &mlx_hw_devices, list) {
-		if (!READ_ONCE(dev->port_active) ||
-		    !net_eq(mlx_hw_dev_net(dev), net))
-			continue;
-		if (mcast) {
+	if (!mlx_hw_gid_is_mcast(&dgid)) {
+		dev = mlx_hw_loopback_dev(src, &dgid);
+		if (dev) {
+			mlx_hw_rcv(dev, skb);
+			skb = NULL;
+		}
+	} else {
+		list_for_each_entry_rcu(dev, &mlx_hw_devices, list) {
+			if (!READ_ONCE(dev->port_active) ||
+			    !net_eq(mlx_hw_dev_net(dev), net))
+				continue;
 			copy = skb_clone(skb, GFP_ATOMIC);
 			if (copy)
 				mlx_hw_rcv(dev, copy);
-			continue;
-		}
-		if (mlx_hw_dev_has_gid(dev, &dgid)) {
-			mlx_hw_rcv(dev, skb);
-			skb = NULL;
-			break;
 		}
 	}
 	rcu_read_unlock();

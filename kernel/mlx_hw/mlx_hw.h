@@ -50,6 +50,7 @@
 #define MLX_HW_VENDOR_PART_ID	0x4d48
 #define MLX_HW_HW_VER		1
 
+#define MLX_HW_MAX_HELPERS	3	/* engine threads beside the first */
 #define MLX_HW_MAX_QP		65536
 #define MLX_HW_MAX_QP_WR	16384
 #define MLX_HW_MAX_SGE		32
@@ -173,6 +174,7 @@ enum mlx_hw_counter {
 	MLX_HW_CNT_LO_DROPPED,
 	MLX_HW_CNT_LO_DUPLICATED,
 	MLX_HW_CNT_LO_REORDERED,
+	MLX_HW_CNT_DIRECT_SEGMENTS,
 	MLX_HW_CNT_WAKEUPS,
 	MLX_HW_CNT_INLINE_WAKES,
 	MLX_HW_CNT_DB_ENTRIES,
@@ -182,6 +184,7 @@ enum mlx_hw_counter {
 	MLX_HW_CNT_QP_RUNS,
 	MLX_HW_CNT_YIELDS,
 	MLX_HW_CNT_LATE_WAKES,
+	MLX_HW_CNT_STALL_WAKES,
 	MLX_HW_CNT_ODP_FAULTS,
 	MLX_HW_CNT_ODP_FAULT_PAGES,
 	MLX_HW_CNT_ODP_FAULT_ERRORS,
@@ -261,9 +264,11 @@ struct mlx_hw_dev {
 	struct task_struct *engine;	/* the engine thread */
 	wait_queue_head_t engine_wq;	/* where it sleeps */
 	atomic_t kick;			/* set by WAKE / kernel events */
-	bool engine_contended;		/* its CPU was wanted when it idled */
-	u64 engine_probe;		/* local_clock() of the last probe */
-	u64 engine_last_wake;		/* local_clock() as the last WAKE ended */
+	u64 engine_backoff;		/* local_clock(): WAKE leaves it be till */
+	struct task_struct *helper[MLX_HW_MAX_HELPERS];	/* run list helpers */
+	unsigned int nhelpers;		/* started */
+	wait_queue_head_t helper_wq;	/* where idle helpers sleep */
+	atomic_t helper_kick;		/* a helper is wanted */
 	spinlock_t run_lock;		/* protects run_list, runners */
 	struct list_head run_list;	/* QPs with work, in arrival order */
 	unsigned int runners;		/* contexts in a pass: they drain it */
@@ -314,7 +319,9 @@ struct mlx_hw_ucontext {
 	__le32 *db_entry;		/* the slots */
 	struct mutex db_lock;		/* one consumer at a time */
 	u32 db_ci;			/* private consumer index */
-	bool db_missed;			/* a consumer found db_lock taken */
+	/* The context's last MLX_HW_IOCTL_WAKE (engine.c), local_clock(). */
+	u64 wake_end;			/* when it returned */
+	u64 wake_len;			/* how long it ran */
 };
 
 static inline struct mlx_hw_ucontext *to_muctx(struct ibx_ucontext *u)
@@ -633,7 +640,6 @@ void mlx_hw_qp_av(struct mlx_hw_qp *qp, struct mlx_hw_av *av);
 void mlx_hw_path_write_begin(struct mlx_hw_qp *qp);
 void mlx_hw_path_write_end(struct mlx_hw_qp *qp);
 void mlx_hw_qp_arm_timer(struct mlx_hw_qp *qp, u64 deadline);
-void mlx_hw_qp_disarm_timer(struct mlx_hw_qp *qp);
 
 /* kverbs.c */
 int mlx_hw_post_send(struct ibx_qp *ibqp, const struct ibx_send_wr *wr,
@@ -721,6 +727,7 @@ int mlx_hw_copy_from_skb(struct mlx_hw_cursor *dst, const struct sk_buff *skb,
 			 u32 off, u32 len);
 int mlx_hw_copy_from_kbuf(struct mlx_hw_cursor *dst, const void *buf,
 			  u32 len);
+int mlx_hw_rx_copy(struct mlx_hw_cursor *dst, const struct mlx_hw_rx *rx);
 bool mlx_hw_can_zcopy(const struct mlx_hw_cursor *src, u32 len);
 int mlx_hw_skb_add_data(struct sk_buff *skb, struct mlx_hw_cursor *src,
 			u32 len, bool zcopy);
@@ -752,7 +759,7 @@ int mlx_hw_fill_res_qp_entry(struct sk_buff *msg, struct ibx_qp *ibqp);
 /* ecn.c */
 u8 mlx_hw_ecn_tos(struct sk_buff *skb, u8 traffic_class);
 void mlx_hw_ecn_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb);
-void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, struct sk_buff *marked);
+void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, const struct mlx_hw_rx *marked);
 
 /* req.c */
 void mlx_hw_requester(struct mlx_hw_qp *qp);
@@ -767,6 +774,8 @@ u8 mlx_hw_swqe_body(struct mlx_hw_qp *qp, u32 idx, struct mlx_hw_swqe_body *b);
 /* pkt.c */
 struct sk_buff *mlx_hw_pkt_alloc(struct mlx_hw_qp *qp, u8 opcode, u32 paylen,
 				 bool zcopy);
+void mlx_hw_hdr_bth(u8 *hdr, struct mlx_hw_pkt *pkt, struct mlx_hw_qp *qp,
+		    u32 dest_qpn, bool se, bool ackreq, u32 psn);
 void mlx_hw_pkt_bth(struct sk_buff *skb, struct mlx_hw_qp *qp, u32 dest_qpn,
 		    bool se, bool ackreq, u32 psn);
 int mlx_hw_pkt_xmit(struct mlx_hw_qp *qp, const struct mlx_hw_av *av,
@@ -796,6 +805,16 @@ int mlx_hw_loopback_xmit(struct mlx_hw_dev *src, const struct mlx_hw_av *av,
 			 struct sk_buff *skb);
 void mlx_hw_loopback_flush(struct mlx_hw_dev *dev);
 bool mlx_hw_gid_is_local(struct mlx_hw_dev *src, const union ibx_gid *gid);
+struct mlx_hw_dev *mlx_hw_loopback_dev(struct mlx_hw_dev *src,
+				       const union ibx_gid *gid);
+bool mlx_hw_loopback_faults(void);
+
+/* direct.c */
+bool mlx_hw_direct_sends(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w);
+bool mlx_hw_direct_deliver(struct mlx_hw_qp *from, const struct mlx_hw_av *av,
+			   const struct mlx_hw_rx *rx);
+void mlx_hw_direct_answer(struct mlx_hw_qp *qp, u8 syndrome, u32 psn,
+			  u32 msn);
 
 /* recv.c */
 void mlx_hw_pkt_gids(struct sk_buff *skb, union ibx_gid *sgid,
@@ -804,6 +823,7 @@ void mlx_hw_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb);
 
 /* resp.c */
 void mlx_hw_responder(struct mlx_hw_qp *qp);
+void mlx_hw_resp_request(struct mlx_hw_qp *qp, const struct mlx_hw_rx *rx);
 void mlx_hw_resp_reset(struct mlx_hw_qp *qp);
 struct mlx_hw_res *mlx_hw_resp_res_replace(struct mlx_hw_qp *qp,
 					   struct mlx_hw_res *table, u32 cnt);
@@ -812,7 +832,7 @@ bool mlx_hw_resp_flush(struct mlx_hw_qp *qp);
 /* send_window.c */
 int mlx_hw_send_cqe(struct mlx_hw_qp *qp, u64 wr_id, u8 opcode, u8 status,
 		    u32 byte_len);
-u64 mlx_hw_ack_timeout_ns(u8 timeout);
+u64 mlx_hw_ack_deadline(struct mlx_hw_qp *qp);
 struct mlx_hw_swqe *mlx_hw_window_oldest(struct mlx_hw_qp *qp);
 void mlx_hw_window_retire(struct mlx_hw_qp *qp);
 void mlx_hw_window_rewind(struct mlx_hw_qp *qp, u32 psn);
@@ -820,6 +840,7 @@ bool mlx_hw_sq_flush(struct mlx_hw_qp *qp);
 
 /* comp.c */
 void mlx_hw_completer(struct mlx_hw_qp *qp);
+bool mlx_hw_comp_direct(struct mlx_hw_qp *qp);
 
 /* apm.c */
 int mlx_hw_apm_check(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
@@ -827,7 +848,8 @@ int mlx_hw_apm_check(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
 void mlx_hw_apm_modify(struct mlx_hw_qp *qp, const struct ibx_qp_attr *attr,
 		       u32 mask);
 void mlx_hw_apm_reset(struct mlx_hw_qp *qp);
-enum mlx_hw_counter mlx_hw_apm_rcv(struct mlx_hw_qp *qp, struct sk_buff *skb);
+enum mlx_hw_counter mlx_hw_apm_rcv(struct mlx_hw_qp *qp,
+				   const union ibx_gid *sgid, bool migreq);
 void mlx_hw_apm_service(struct mlx_hw_qp *qp);
 bool mlx_hw_apm_retries_exhausted(struct mlx_hw_qp *qp);
 bool mlx_hw_apm_migreq(struct mlx_hw_qp *qp);

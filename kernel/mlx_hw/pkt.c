@@ -47,18 +47,26 @@ struct sk_buff *mlx_hw_pkt_alloc(struct mlx_hw_qp *qp, u8 opcode, u32 paylen,
 }
 
 /*
- * Writes the BTH of a packet built by mlx_hw_pkt_alloc(); the pad count is
- * set when the packet is sent, once the transport is known.
+ * Writes the BTH @hdr of a packet of @qp whose opcode @pkt has, and the
+ * PSN and destination there: a packet's, or a request's handed over
+ * directly (direct.c).  A packet's pad count is set when it is sent, once
+ * the transport is known.
  */
+void mlx_hw_hdr_bth(u8 *hdr, struct mlx_hw_pkt *pkt, struct mlx_hw_qp *qp,
+		    u32 dest_qpn, bool se, bool ackreq, u32 psn)
+{
+	pkt->psn = psn & MLX_HW_PSN_MASK;
+	pkt->qpn = dest_qpn & MLX_HW_QPN_MASK;
+	mlx_hw_bth_set(hdr, pkt->opcode, se, mlx_hw_apm_migreq(qp), 0,
+		       MLX_HW_DEFAULT_PKEY, dest_qpn, ackreq, psn);
+}
+
+/* Writes the BTH of a packet built by mlx_hw_pkt_alloc(). */
 void mlx_hw_pkt_bth(struct sk_buff *skb, struct mlx_hw_qp *qp, u32 dest_qpn,
 		    bool se, bool ackreq, u32 psn)
 {
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
-
-	pkt->psn = psn & MLX_HW_PSN_MASK;
-	pkt->qpn = dest_qpn & MLX_HW_QPN_MASK;
-	mlx_hw_bth_set(skb->data, pkt->opcode, se, mlx_hw_apm_migreq(qp), 0,
-		       MLX_HW_DEFAULT_PKEY, dest_qpn, ackreq, psn);
+	mlx_hw_hdr_bth(skb->data, mlx_hw_pkt(skb), qp, dest_qpn, se, ackreq,
+		       psn);
 }
 
 /* What each kind of packet adds to the tx counters. */

@@ -146,16 +146,38 @@ static int mlx_hw_qp_geometry(struct mlx_hw_qp *qp,
 	return 0;
 }
 
-/* The timer only puts the QP on the run list; the engine checks why. */
+/* A deadline is set: ACK timeout, RNR wait, back-off of either side. */
+static bool mlx_hw_qp_deadline_set(struct mlx_hw_qp *qp)
+{
+	return READ_ONCE(qp->comp.timeout_at) || READ_ONCE(qp->req.wait_until) ||
+	       READ_ONCE(qp->resp.wait_until);
+}
+
+/*
+ * The timer only puts the QP on the run list; the engine checks why.  A
+ * timer left armed when nothing was outstanding any more (comp.c stops
+ * cancelling it: two hrtimer calls per message of a ping-pong) finds no
+ * deadline, and wakes nobody.
+ */
 static enum hrtimer_restart mlx_hw_qp_timer_fn(struct hrtimer *timer)
 {
 	struct mlx_hw_qp *qp = container_of(timer, struct mlx_hw_qp, timer);
 	unsigned long flags;
+	bool due;
 
 	spin_lock_irqsave(&qp->timer_lock, flags);
-	qp->timer_at = 0;
+	WRITE_ONCE(qp->timer_at, 0);
+	/*
+	 * timer_at cleared before the deadlines are read: pairs with the
+	 * barrier in mlx_hw_qp_arm_timer() between a deadline's store and
+	 * its look at timer_at, so that either this sees the deadline or the
+	 * arming sees the timer gone and starts it again.
+	 */
+	smp_mb();
+	due = mlx_hw_qp_deadline_set(qp);
 	spin_unlock_irqrestore(&qp->timer_lock, flags);
-	mlx_hw_qp_schedule(qp);
+	if (due)
+		mlx_hw_qp_schedule(qp);
 	return HRTIMER_NORESTART;
 }
 
@@ -167,35 +189,24 @@ static enum hrtimer_restart mlx_hw_qp_timer_fn(struct hrtimer *timer)
 void mlx_hw_qp_arm_timer(struct mlx_hw_qp *qp, u64 deadline)
 {
 	unsigned long flags;
+	u64 armed;
 
+	/*
+	 * Pending for this deadline or an earlier one: nothing to do (the
+	 * case of every message of a stream).  The caller's deadline store
+	 * before the look at timer_at: pairs with the barrier in
+	 * mlx_hw_qp_timer_fn(), so a timer seen here just before it expires
+	 * sees the deadline and schedules the run that arms it again.
+	 */
+	smp_mb();
+	armed = READ_ONCE(qp->timer_at);
+	if (armed && armed <= deadline)
+		return;
 	spin_lock_irqsave(&qp->timer_lock, flags);
 	if (!qp->timer_at || deadline < qp->timer_at) {
-		qp->timer_at = deadline;
+		WRITE_ONCE(qp->timer_at, deadline);
 		hrtimer_start(&qp->timer, ns_to_ktime(deadline),
 			      HRTIMER_MODE_ABS);
-	}
-	spin_unlock_irqrestore(&qp->timer_lock, flags);
-}
-
-/*
- * Stops the timer when no deadline is left, so that an idle QP costs no
- * wake-up.  The deadlines are looked at under timer_lock: the other side
- * may be setting one, and it stores it before it arms the timer under that
- * lock, so either it is seen here or the timer is armed again after.
- */
-void mlx_hw_qp_disarm_timer(struct mlx_hw_qp *qp)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->timer_lock, flags);
-	if (READ_ONCE(qp->comp.timeout_at) || READ_ONCE(qp->req.wait_until) ||
-	    READ_ONCE(qp->resp.wait_until)) {
-		spin_unlock_irqrestore(&qp->timer_lock, flags);
-		return;
-	}
-	if (qp->timer_at) {
-		hrtimer_try_to_cancel(&qp->timer);
-		qp->timer_at = 0;
 	}
 	spin_unlock_irqrestore(&qp->timer_lock, flags);
 }
@@ -604,6 +615,7 @@ static void mlx_hw_qp_reset(struct mlx_hw_qp *qp)
 	mlx_hw_req_reset(qp);
 	mlx_hw_resp_reset(qp);
 	skb_queue_purge(&qp->comp_pkts);
+	qp->comp.direct.valid = false;
 	qp->comp.timeout_at = 0;
 	qp->comp.retries = 0;
 	qp->comp.rnr_retries = 0;

@@ -59,6 +59,40 @@ static inline u8 *mlx_hw_pkt_hdr(struct sk_buff *skb, enum mlx_hw_hdr h)
 	return skb->data + mlx_hw_opcode[mlx_hw_pkt(skb)->opcode].off[h];
 }
 
+/* The BTH and extension headers of the longest request (DETH... IETH). */
+#define MLX_HW_HDR_MAX	64
+
+/*
+ * A request as the responder takes it, or a response as the completer
+ * does: a packet (recv.c queued it), or a message segment a requester of
+ * this host hands over directly, without a packet (direct.c).  Either way
+ * the headers are the bytes a packet would carry, so that the state
+ * machines read one format.
+ */
+struct mlx_hw_rx {
+	struct mlx_hw_pkt pkt;		/* what the headers say (skb->cb's) */
+	const u8 *hdr;			/* BTH, then the extension headers */
+	struct sk_buff *skb;		/* the packet; NULL: direct */
+	struct mlx_hw_cursor *src;	/* direct: the payload, pkt.paylen */
+};
+
+/* Header @h of @rx (present per its opcode). */
+static inline const u8 *mlx_hw_rx_hdr(const struct mlx_hw_rx *rx,
+				      enum mlx_hw_hdr h)
+{
+	return rx->hdr + mlx_hw_opcode[rx->pkt.opcode].off[h];
+}
+
+/* @rx for the packet @skb (skb->data at the BTH). */
+static inline void mlx_hw_rx_init_skb(struct mlx_hw_rx *rx,
+				      struct sk_buff *skb)
+{
+	rx->pkt = *mlx_hw_pkt(skb);
+	rx->hdr = skb->data;
+	rx->skb = skb;
+	rx->src = NULL;
+}
+
 /* ---------------- QPs ---------------- */
 
 /* Who runs a side of a QP (side.c): bits of state, never a lock. */
@@ -205,6 +239,18 @@ enum mlx_hw_comp_state {
 	MLX_HW_COMP_NUM_STATES
 };
 
+/*
+ * The answer a responder of this host gave a request handed over directly
+ * (direct.c), left for the completer: the latest only, since an ACK or NAK
+ * says all that came before it (IBA 9.7.5.1).
+ */
+struct mlx_hw_direct_ack {
+	bool valid;			/* one waits */
+	u8 syndrome;			/* AETH syndrome */
+	u32 psn;			/* BTH PSN */
+	u32 msn;			/* AETH MSN */
+};
+
 struct mlx_hw_comp {
 	enum mlx_hw_comp_state state;	/* last state (traces) */
 	u32 psn;			/* oldest PSN not yet acknowledged */
@@ -215,6 +261,7 @@ struct mlx_hw_comp {
 	u8 status;			/* error status in COMP_ERROR */
 	/* A READ or atomic whose answer lands, if not req.body's WQE. */
 	struct mlx_hw_swqe_body *body;
+	struct mlx_hw_direct_ack direct;	/* a direct answer to take */
 };
 
 /*
@@ -329,6 +376,8 @@ struct mlx_hw_resp_side {
 	enum ibx_event_type event;	/* affiliated event of the error */
 	u64 wait_until;			/* ktime ns: no send before (congestion) */
 	u8 odp_fault;			/* enum mlx_hw_odp_fault_state (odp.c) */
+	/* The requester of the direct request being executed: it gets the answers. */
+	struct mlx_hw_qp *answer_to;
 	/*
 	 * XRC TGT: the XRC SRQ the packet being executed names (referenced
 	 * only while it is), and the SRQ number of the message in progress.
@@ -383,8 +432,8 @@ struct mlx_hw_qp {
 	bool running;			/* a pass runs it, under run_lock */
 	bool rerun;			/* scheduled meanwhile: run again */
 	struct hrtimer timer;		/* ACK timeout, RNR wait, back-off */
-	spinlock_t timer_lock;		/* protects timer_at */
-	u64 timer_at;			/* ktime ns the timer is set for, 0 */
+	spinlock_t timer_lock;		/* serializes timer_at writers */
+	u64 timer_at;			/* ktime ns it is set for, 0; READ_ONCE */
 	/* Kernel QPs: serializes posters writing the rings (kverbs.c). */
 	spinlock_t kpost_lock;
 

@@ -84,6 +84,16 @@ static enum mlx_hw_counter mlx_hw_rcv_check_hdr(struct sk_buff *skb)
 	return 0;
 }
 
+/* The address check of a connected QP (apm.c) for a packet. */
+static enum mlx_hw_counter mlx_hw_rcv_check_addr(struct mlx_hw_qp *qp,
+						 struct sk_buff *skb)
+{
+	union ibx_gid sgid;
+
+	mlx_hw_pkt_gids(skb, &sgid, NULL);
+	return mlx_hw_apm_rcv(qp, &sgid, mlx_hw_bth_mig(skb->data));
+}
+
 /*
  * The packet against its QP: a state that takes it (IBA 10.3.1: requests
  * from RTR on, responses in RTS/SQD), the QP's transport (XRC requests go
@@ -104,7 +114,7 @@ static enum mlx_hw_counter mlx_hw_rcv_check_qp(struct mlx_hw_qp *qp,
 	if (pkt->mask & MLX_HW_M_CNP) {
 		if (type != IB_UVERBS_QPT_RC && type != IB_UVERBS_QPT_XRC_INI)
 			return MLX_HW_CNT_DROP_TRANSPORT;
-		return mlx_hw_apm_rcv(qp, skb);
+		return mlx_hw_rcv_check_addr(qp, skb);
 	}
 	if (MLX_HW_OPC_TRANSPORT(pkt->opcode) != mlx_hw_qp_transport(type) ||
 	    (type == IB_UVERBS_QPT_XRC_INI && (pkt->mask & MLX_HW_M_REQ)) ||
@@ -117,7 +127,7 @@ static enum mlx_hw_counter mlx_hw_rcv_check_qp(struct mlx_hw_qp *qp,
 		return 0;
 	}
 	/* The peer's address, on either path while migration is armed. */
-	return mlx_hw_apm_rcv(qp, skb);
+	return mlx_hw_rcv_check_addr(qp, skb);
 }
 
 /* Queues an accepted packet for its QP's responder or completer. */

@@ -157,6 +157,17 @@ static enum mlx_hw_req_state mlx_hw_req_fail(struct mlx_hw_swqe *w, u8 status)
 	return MLX_HW_REQ_ERROR;
 }
 
+/*
+ * A limit holds the requester back (a full send window, a fence, the
+ * congestion window).  If the answer to a segment handed over directly
+ * waits (direct.c), the completer takes it now, as the ACK that lifts
+ * the limit, or the NAK that sends the requester back: decide again.
+ */
+static enum mlx_hw_req_state mlx_hw_req_blocked(struct mlx_hw_qp *qp)
+{
+	return mlx_hw_comp_direct(qp) ? MLX_HW_REQ_NEXT_WQE : MLX_HW_REQ_WAIT;
+}
+
 static enum mlx_hw_req_state mlx_hw_req_next_wqe(struct mlx_hw_qp *qp,
 						 struct mlx_hw_swqe **w)
 {
@@ -203,7 +214,7 @@ static enum mlx_hw_req_state mlx_hw_req_fetch(struct mlx_hw_qp *qp,
 	if (req->fetch_idx - qp->sq_ci >= qp->win_size)
 		mlx_hw_window_retire(qp);
 	if (req->fetch_idx - qp->sq_ci >= qp->win_size)
-		return MLX_HW_REQ_WAIT;
+		return mlx_hw_req_blocked(qp);
 	pi = req->sq_pi;
 	if (pi == req->fetch_idx) {
 		req->wait_db = true;	/* the next doorbell runs it again */
@@ -255,14 +266,14 @@ static enum mlx_hw_req_state mlx_hw_req_check_limits(struct mlx_hw_qp *qp,
 		/* What is done (UC, UD, local) retires now; nothing else would. */
 		mlx_hw_window_retire(qp);
 		if (req->send_idx != qp->sq_ci)
-			return MLX_HW_REQ_WAIT;
+			return mlx_hw_req_blocked(qp);
 	}
 	if (mlx_hw_swqe_rd_atomic(w) &&
 	    mlx_hw_req_rd_atomic_out(qp) >= max_t(u32, 1, qp->max_rd_atomic))
 		return MLX_HW_REQ_WAIT;
 	if (mlx_hw_qp_reliable(qp->ibx.qp_type) &&
 	    !mlx_hw_cwnd_room(qp, mlx_hw_psn_add(w->first_psn, req->send_pkt)))
-		return MLX_HW_REQ_WAIT;
+		return mlx_hw_req_blocked(qp);
 	return mlx_hw_swqe_is_local(w) ? MLX_HW_REQ_LOCAL_OP :
 					 MLX_HW_REQ_SEND_PKT;
 }
@@ -333,82 +344,139 @@ static u8 mlx_hw_req_opcode(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w,
 	}
 }
 
-/* Fills the extension headers the opcode of @skb carries (req.body's). */
-static void mlx_hw_req_ext_hdrs(struct mlx_hw_qp *qp,
-				const struct mlx_hw_swqe *w,
-				struct sk_buff *skb, u32 off)
-{
-	const struct mlx_hw_swqe_body *b = qp->req.body;
-	u32 mask = mlx_hw_pkt(skb)->mask;
+/* Packet send_pkt of @w, as it will go (mlx_hw_req_seg()). */
+struct mlx_hw_req_seg {
+	u8 opcode;			/* BTH opcode */
+	bool last;			/* ends the message, or is the request */
+	bool ackreq;			/* asks for an ACK */
+	u32 psn;			/* BTH PSN */
+	u32 off;			/* message offset of its payload */
+	u32 paylen;			/* payload bytes */
+};
 
-	if (mask & MLX_HW_M_XRCETH)
-		mlx_hw_xrceth_set(mlx_hw_pkt_hdr(skb, MLX_HW_XRCETH),
-				  b->xrc_srqn);
-	if (mask & MLX_HW_M_DETH)
-		mlx_hw_deth_set(mlx_hw_pkt_hdr(skb, MLX_HW_DETH),
-				b->ud.remote_qkey, qp->ibx.qp_num);
-	/* A READ sent again asks only for the data not yet received. */
-	if (mask & MLX_HW_M_RETH)
-		mlx_hw_reth_set(mlx_hw_pkt_hdr(skb, MLX_HW_RETH),
-				b->raddr + off, b->rkey, w->length - off);
-	if (mask & MLX_HW_M_ATMETH)
-		mlx_hw_atmeth_set(mlx_hw_pkt_hdr(skb, MLX_HW_ATMETH),
-				  b->raddr, b->rkey, b->swap_add, b->compare);
-	if (mask & MLX_HW_M_IMMDT)
-		mlx_hw_immdt_set(mlx_hw_pkt_hdr(skb, MLX_HW_IMMDT), b->imm_data);
-	if (mask & MLX_HW_M_IETH)
-		mlx_hw_ieth_set(mlx_hw_pkt_hdr(skb, MLX_HW_IETH),
-				b->invalidate_rkey);
+/*
+ * What packet send_pkt of @w is.  Asking for an ACK counts in the
+ * congestion window's tally (cwnd.c), so a packet is worked out once.
+ */
+static void mlx_hw_req_seg(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
+			   struct mlx_hw_req_seg *seg)
+{
+	struct mlx_hw_req *req = &qp->req;
+	bool reliable = mlx_hw_qp_reliable(qp->ibx.qp_type);
+	bool rd_atomic = mlx_hw_swqe_rd_atomic(w);
+	u32 mtu = mlx_hw_req_mtu(qp), i = req->send_pkt;
+	u32 n = rd_atomic ? i + 1 : w->npsn;
+
+	seg->last = i == n - 1;
+	seg->off = i * mtu;
+	seg->paylen = rd_atomic ? 0 : min(mtu, w->length - seg->off);
+	seg->opcode = mlx_hw_req_opcode(qp, w, i, n);
+	seg->psn = mlx_hw_psn_add(w->first_psn, i);
+	/* IBA 9.7.2: ask for an ACK at the end and now and then within. */
+	seg->ackreq = reliable &&
+		      (seg->last || mlx_hw_cwnd_ackreq(qp, seg->psn));
+	if (seg->ackreq)
+		req->noack_pkts = 0;
 }
 
 /*
- * Builds packet send_pkt of @w, to @av; NULL when memory is short.  The
+ * Writes the headers of @seg (req.body's WQE) to @hdr, zeroed and as long
+ * as its opcode's, and the PSN and destination to @pkt.
+ */
+static void mlx_hw_req_hdrs(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w,
+			    const struct mlx_hw_req_seg *seg, u8 *hdr,
+			    struct mlx_hw_pkt *pkt)
+{
+	const struct mlx_hw_opcode_info *info = &mlx_hw_opcode[seg->opcode];
+	const struct mlx_hw_swqe_body *b = qp->req.body;
+	u32 mask = info->mask, dest;
+
+	if (mask & MLX_HW_M_XRCETH)
+		mlx_hw_xrceth_set(hdr + info->off[MLX_HW_XRCETH], b->xrc_srqn);
+	if (mask & MLX_HW_M_DETH)
+		mlx_hw_deth_set(hdr + info->off[MLX_HW_DETH],
+				b->ud.remote_qkey, qp->ibx.qp_num);
+	/* A READ sent again asks only for the data not yet received. */
+	if (mask & MLX_HW_M_RETH)
+		mlx_hw_reth_set(hdr + info->off[MLX_HW_RETH], b->raddr + seg->off,
+				b->rkey, w->length - seg->off);
+	if (mask & MLX_HW_M_ATMETH)
+		mlx_hw_atmeth_set(hdr + info->off[MLX_HW_ATMETH], b->raddr,
+				  b->rkey, b->swap_add, b->compare);
+	if (mask & MLX_HW_M_IMMDT)
+		mlx_hw_immdt_set(hdr + info->off[MLX_HW_IMMDT], b->imm_data);
+	if (mask & MLX_HW_M_IETH)
+		mlx_hw_ieth_set(hdr + info->off[MLX_HW_IETH],
+				b->invalidate_rkey);
+	dest = mlx_hw_qp_is_ud(qp->ibx.qp_type) ? b->ud.remote_qpn :
+						   qp->dest_qpn;
+	mlx_hw_hdr_bth(hdr, pkt, qp, dest,
+		       seg->last && (w->flags & MLX_HW_WQE_SOLICITED),
+		       seg->ackreq, seg->psn);
+}
+
+/*
+ * Builds the packet of @seg, to @av; NULL when memory is short.  The
  * payload comes from req.sgl, as page frags when the packet stays on this
  * host and is reliable (an unreliable sender may reuse its buffer at once).
  */
 static struct sk_buff *mlx_hw_req_build(struct mlx_hw_qp *qp,
 					struct mlx_hw_swqe *w,
-					const struct mlx_hw_av *av, bool *last)
+					const struct mlx_hw_av *av,
+					const struct mlx_hw_req_seg *seg)
 {
-	struct mlx_hw_req *req = &qp->req;
 	bool reliable = mlx_hw_qp_reliable(qp->ibx.qp_type);
-	u32 mtu = mlx_hw_req_mtu(qp), i = req->send_pkt, off = i * mtu, n;
-	u32 paylen = 0, dest;
 	struct mlx_hw_cursor src;
 	struct sk_buff *skb;
-	bool zcopy = false, ackreq;
+	bool zcopy = false;
 	int err;
 
-	n = mlx_hw_swqe_rd_atomic(w) ? i + 1 : w->npsn;
-	*last = i == n - 1;
-	if (!mlx_hw_swqe_rd_atomic(w)) {
-		paylen = min(mtu, w->length - off);
-		mlx_hw_cursor_init(&src, &req->sgl);
-		mlx_hw_cursor_skip(&src, off);
-		zcopy = av->loopback && reliable && paylen &&
-			mlx_hw_can_zcopy(&src, paylen);
+	if (seg->paylen) {
+		mlx_hw_cursor_init(&src, &qp->req.sgl);
+		mlx_hw_cursor_skip(&src, seg->off);
+		zcopy = av->loopback && reliable &&
+			mlx_hw_can_zcopy(&src, seg->paylen);
 	}
-	skb = mlx_hw_pkt_alloc(qp, mlx_hw_req_opcode(qp, w, i, n), paylen,
-			       zcopy);
+	skb = mlx_hw_pkt_alloc(qp, seg->opcode, seg->paylen, zcopy);
 	if (!skb)
 		return NULL;
-	mlx_hw_req_ext_hdrs(qp, w, skb, off);
-	err = paylen ? mlx_hw_skb_add_data(skb, &src, paylen, zcopy) : 0;
+	mlx_hw_req_hdrs(qp, w, seg, skb->data, mlx_hw_pkt(skb));
+	err = seg->paylen ? mlx_hw_skb_add_data(skb, &src, seg->paylen,
+						zcopy) : 0;
 	if (err) {
 		kfree_skb(skb);
 		return ERR_PTR(err);
 	}
-	/* IBA 9.7.2: ask for an ACK at the end and now and then within. */
-	ackreq = reliable &&
-		 (*last || mlx_hw_cwnd_ackreq(qp, mlx_hw_psn_add(w->first_psn, i)));
-	if (ackreq)
-		req->noack_pkts = 0;
-	dest = mlx_hw_qp_is_ud(qp->ibx.qp_type) ? req->body->ud.remote_qpn :
-						     qp->dest_qpn;
-	mlx_hw_pkt_bth(skb, qp, dest,
-		       *last && (w->flags & MLX_HW_WQE_SOLICITED), ackreq,
-		       mlx_hw_psn_add(w->first_psn, i));
 	return skb;
+}
+
+/*
+ * Hands @seg to the QP of this host it is for, without a packet
+ * (direct.c); false if that QP is not ready to take it that way, and the
+ * packet goes instead.
+ */
+static bool mlx_hw_req_direct(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
+			      const struct mlx_hw_av *av,
+			      const struct mlx_hw_req_seg *seg)
+{
+	const struct mlx_hw_opcode_info *info = &mlx_hw_opcode[seg->opcode];
+	u8 hdr[MLX_HW_HDR_MAX];
+	struct mlx_hw_cursor src;
+	struct mlx_hw_rx rx = { .hdr = hdr, .src = &src };
+
+	if (!av->loopback || !mlx_hw_direct_sends(qp, w) ||
+	    WARN_ON_ONCE(info->length > sizeof(hdr)))
+		return false;
+	memset(hdr, 0, info->length);
+	rx.pkt.opcode = seg->opcode;
+	rx.pkt.mask = info->mask;
+	rx.pkt.hdrlen = info->length;
+	rx.pkt.paylen = seg->paylen;
+	rx.pkt.flags = MLX_HW_PKT_LOOPBACK | (av->ipv4 ? 0 : MLX_HW_PKT_IPV6);
+	mlx_hw_req_hdrs(qp, w, seg, hdr, &rx.pkt);
+	mlx_hw_cursor_init(&src, &qp->req.sgl);
+	mlx_hw_cursor_skip(&src, seg->off);
+	return mlx_hw_direct_deliver(qp, av, &rx);
 }
 
 /*
@@ -472,7 +540,8 @@ static enum mlx_hw_req_state mlx_hw_req_send_pkt(struct mlx_hw_qp *qp,
 						 struct mlx_hw_swqe *w)
 {
 	struct mlx_hw_req *req = &qp->req;
-	bool reliable = mlx_hw_qp_reliable(qp->ibx.qp_type), last;
+	bool reliable = mlx_hw_qp_reliable(qp->ibx.qp_type);
+	struct mlx_hw_req_seg seg;
 	const struct mlx_hw_av *av;
 	struct mlx_hw_av path;
 	struct sk_buff *skb;
@@ -485,26 +554,28 @@ static enum mlx_hw_req_state mlx_hw_req_send_pkt(struct mlx_hw_qp *qp,
 	if (!mlx_hw_req_pages_mapped(qp, w))
 		return mlx_hw_req_page_fault(qp, w);
 	av = mlx_hw_req_av(qp, &path);
-	skb = mlx_hw_req_build(qp, w, av, &last);
-	if (IS_ERR(skb))	/* -EAGAIN: unmapped since the check */
-		return PTR_ERR(skb) == -EAGAIN ?
-		       mlx_hw_req_page_fault(qp, w) :
-		       mlx_hw_req_fail(w, MLX_HW_WC_LOC_PROT_ERR);
-	if (!skb)
-		return mlx_hw_req_backoff(qp);
-	psn = mlx_hw_pkt(skb)->psn;
-	if (mlx_hw_pkt_xmit(qp, av, skb))
-		return mlx_hw_req_backoff(qp);
+	mlx_hw_req_seg(qp, w, &seg);
+	psn = seg.psn;
+	if (!mlx_hw_req_direct(qp, w, av, &seg)) {
+		skb = mlx_hw_req_build(qp, w, av, &seg);
+		if (IS_ERR(skb))	/* -EAGAIN: unmapped since the check */
+			return PTR_ERR(skb) == -EAGAIN ?
+			       mlx_hw_req_page_fault(qp, w) :
+			       mlx_hw_req_fail(w, MLX_HW_WC_LOC_PROT_ERR);
+		if (!skb)
+			return mlx_hw_req_backoff(qp);
+		if (mlx_hw_pkt_xmit(qp, av, skb))
+			return mlx_hw_req_backoff(qp);
+	}
 	req->tx_backoff = 0;
 	if (mlx_hw_psn_diff(psn, req->psn_max) >= 0)
 		req->psn_max = mlx_hw_psn_add(psn, mlx_hw_swqe_rd_atomic(w) ?
 					      w->npsn - req->send_pkt : 1);
 	if (reliable && !qp->comp.timeout_at) {
-		qp->comp.timeout_at = ktime_get_ns() +
-				      mlx_hw_ack_timeout_ns(READ_ONCE(qp->timeout));
+		qp->comp.timeout_at = mlx_hw_ack_deadline(qp);
 		mlx_hw_qp_arm_timer(qp, qp->comp.timeout_at);
 	}
-	if (!last) {
+	if (!seg.last) {
 		req->send_pkt++;
 		return MLX_HW_REQ_NEXT_WQE;
 	}
@@ -526,6 +597,7 @@ void mlx_hw_requester(struct mlx_hw_qp *qp)
 	unsigned int wqes = MLX_HW_WQE_BUDGET, pkts = MLX_HW_PKT_BUDGET;
 	enum mlx_hw_req_state state = MLX_HW_REQ_NEXT_WQE;
 	struct mlx_hw_swqe *w = NULL;
+	u32 idx, pkt;
 
 	mlx_hw_side_assert_owned(&qp->send_side);
 	qp->req.wait_db = false;
@@ -574,5 +646,16 @@ out:
 	qp->req.state = state;
 	/* Nothing pins an MR while the requester is not running. */
 	mlx_hw_sgl_park(&qp->req.sgl);
+	/*
+	 * The answer to the last segment handed over directly (direct.c),
+	 * taken as the completer takes an ACK: once the requester has sent
+	 * what it could, as a packet's answer would arrive.  A NAK that sends
+	 * the requester back makes the send side go round again.
+	 */
+	idx = qp->req.send_idx;
+	pkt = qp->req.send_pkt;
+	if (mlx_hw_comp_direct(qp) &&
+	    (qp->req.send_idx != idx || qp->req.send_pkt != pkt))
+		mlx_hw_side_again(&qp->send_side);
 	mlx_hw_window_retire(qp);
 }

@@ -62,12 +62,12 @@ static_assert(ARRAY_SIZE(mlx_hw_resp_state_names) == MLX_HW_RESP_NUM_STATES);
  * it says which check failed, and on what (ratelimited).
  */
 static enum mlx_hw_resp_state mlx_hw_resp_fail(struct mlx_hw_qp *qp,
-					       struct sk_buff *skb,
+					       const struct mlx_hw_rx *rx,
 					       enum mlx_hw_resp_state err,
 					       u8 nak_code,
 					       enum ibx_event_type event)
 {
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	const struct mlx_hw_pkt *pkt = &rx->pkt;
 	struct mlx_hw_resp_side *r = &qp->resp;
 
 	pr_info_ratelimited("%s qp %u: responder %s: psn %u (expected %u) opcode 0x%x paylen %u, message at %u of %u (%s)\n",
@@ -97,7 +97,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_retry_nak(struct mlx_hw_qp *qp,
  * for the sequence NAK and RNR).
  */
 static enum mlx_hw_resp_state mlx_hw_resp_error(struct mlx_hw_qp *qp,
-						struct sk_buff *skb,
+						const struct mlx_hw_rx *rx,
 						enum mlx_hw_resp_state err)
 {
 	switch (err) {
@@ -113,24 +113,24 @@ static enum mlx_hw_resp_state mlx_hw_resp_error(struct mlx_hw_qp *qp,
 					     mlx_hw_odp_rnr_timer(qp));
 	case MLX_HW_RESP_ERR_RKEY_VIOLATION:
 		/* Class C: Remote Access Error. */
-		return mlx_hw_resp_fail(qp, skb, err, MLX_HW_NAK_REM_ACCESS,
+		return mlx_hw_resp_fail(qp, rx, err, MLX_HW_NAK_REM_ACCESS,
 					IBX_EVENT_QP_ACCESS_ERR);
 	case MLX_HW_RESP_ERR_BAD_RWQE:
 	case MLX_HW_RESP_ERR_RECV_FAULT:
 		/* Class A: the receive WQE failed, Remote Operational Error. */
-		return mlx_hw_resp_fail(qp, skb, err, MLX_HW_NAK_REM_OP,
+		return mlx_hw_resp_fail(qp, rx, err, MLX_HW_NAK_REM_OP,
 					IBX_EVENT_QP_FATAL);
 	default:
 		/* Class C: Invalid Request. */
-		return mlx_hw_resp_fail(qp, skb, err, MLX_HW_NAK_INV_REQ,
+		return mlx_hw_resp_fail(qp, rx, err, MLX_HW_NAK_INV_REQ,
 					IBX_EVENT_QP_REQ_ERR);
 	}
 }
 
 static enum mlx_hw_resp_state mlx_hw_resp_check_psn(struct mlx_hw_qp *qp,
-						    struct sk_buff *skb)
+						    const struct mlx_hw_rx *rx)
 {
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	const struct mlx_hw_pkt *pkt = &rx->pkt;
 	struct mlx_hw_resp_side *r = &qp->resp;
 	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
 	int diff;
@@ -173,10 +173,10 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_psn(struct mlx_hw_qp *qp,
 
 /* FIRST opens a message, MIDDLE/LAST continue the one open (IBA 9.7.4.1.3). */
 static enum mlx_hw_resp_state mlx_hw_resp_check_op_seq(struct mlx_hw_qp *qp,
-						       struct sk_buff *skb)
+						       const struct mlx_hw_rx *rx)
 {
 	struct mlx_hw_resp_side *r = &qp->resp;
-	u32 mask = mlx_hw_pkt(skb)->mask;
+	u32 mask = rx->pkt.mask;
 	bool reliable = qp->ibx.qp_type != IB_UVERBS_QPT_UC;
 
 	if (mask & MLX_HW_M_FIRST) {
@@ -199,12 +199,12 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_op_seq(struct mlx_hw_qp *qp,
  * violation.  An XRC request must name a usable XRC SRQ (IBA A14).
  */
 static enum mlx_hw_resp_state mlx_hw_resp_check_op_valid(struct mlx_hw_qp *qp,
-							 struct sk_buff *skb)
+							 const struct mlx_hw_rx *rx)
 {
-	u32 mask = mlx_hw_pkt(skb)->mask, need = 0;
+	u32 mask = rx->pkt.mask, need = 0;
 
 	if (qp->ibx.qp_type == IB_UVERBS_QPT_XRC_TGT &&
-	    !mlx_hw_resp_xrc_srq(qp, skb))
+	    !mlx_hw_resp_xrc_srq(qp, rx))
 		return MLX_HW_RESP_ERR_XRC_SRQ;
 	if (mask & MLX_HW_M_WRITE)
 		need = IB_UVERBS_ACCESS_REMOTE_WRITE;
@@ -224,11 +224,11 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_op_valid(struct mlx_hw_qp *qp,
  * (at its last) consumes; the buffers of a message in progress, again.
  */
 static enum mlx_hw_resp_state mlx_hw_resp_check_resource(struct mlx_hw_qp *qp,
-							 struct sk_buff *skb)
+							 const struct mlx_hw_rx *rx)
 {
 	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
 	struct mlx_hw_resp_side *r = &qp->resp;
-	u32 mask = mlx_hw_pkt(skb)->mask;
+	u32 mask = rx->pkt.mask;
 	bool reliable = mlx_hw_qp_reliable(qp->ibx.qp_type);
 	int ret;
 
@@ -275,9 +275,9 @@ static bool mlx_hw_resp_pkt_len_ok(struct mlx_hw_qp *qp,
 }
 
 static enum mlx_hw_resp_state mlx_hw_resp_check_length(struct mlx_hw_qp *qp,
-						       struct sk_buff *skb)
+						       const struct mlx_hw_rx *rx)
 {
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	const struct mlx_hw_pkt *pkt = &rx->pkt;
 	struct mlx_hw_resp_side *r = &qp->resp;
 	bool reliable = mlx_hw_qp_reliable(qp->ibx.qp_type);
 	u32 off = (pkt->mask & MLX_HW_M_FIRST) ? 0 : r->offset;
@@ -301,7 +301,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_length(struct mlx_hw_qp *qp,
 	}
 	if (pkt->mask & (MLX_HW_M_WRITE | MLX_HW_M_READ)) {
 		u32 len = (pkt->mask & MLX_HW_M_RETH) ?
-			  mlx_hw_reth_len(mlx_hw_pkt_hdr(skb, MLX_HW_RETH)) :
+			  mlx_hw_reth_len(mlx_hw_rx_hdr(rx, MLX_HW_RETH)) :
 			  r->length;
 
 		/* The DMA length bounds the data, and the last packet meets it. */
@@ -317,17 +317,17 @@ invalid:
 
 /* The R_Key of a WRITE (first packet), READ or atomic (IBA 9.7.4.1.5). */
 static enum mlx_hw_resp_state mlx_hw_resp_check_rkey(struct mlx_hw_qp *qp,
-						     struct sk_buff *skb)
+						     const struct mlx_hw_rx *rx)
 {
 	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
 	struct mlx_hw_resp_side *r = &qp->resp;
-	u32 mask = mlx_hw_pkt(skb)->mask, len = 8, rkey, access;
+	u32 mask = rx->pkt.mask, len = 8, rkey, access;
 	struct mlx_hw_mr *mr;
-	u8 *h;
+	const u8 *h;
 	u64 va;
 
 	if (mask & MLX_HW_M_ATMETH) {
-		h = mlx_hw_pkt_hdr(skb, MLX_HW_ATMETH);
+		h = mlx_hw_rx_hdr(rx, MLX_HW_ATMETH);
 		va = mlx_hw_atmeth_va(h);
 		rkey = mlx_hw_atmeth_rkey(h);
 		access = IB_UVERBS_ACCESS_REMOTE_ATOMIC;
@@ -335,7 +335,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_rkey(struct mlx_hw_qp *qp,
 		if (va & 7)
 			return MLX_HW_RESP_ERR_MISALIGNED_ATOMIC;
 	} else if (mask & MLX_HW_M_RETH) {
-		h = mlx_hw_pkt_hdr(skb, MLX_HW_RETH);
+		h = mlx_hw_rx_hdr(rx, MLX_HW_RETH);
 		va = mlx_hw_reth_va(h);
 		rkey = mlx_hw_reth_rkey(h);
 		len = mlx_hw_reth_len(h);
@@ -370,9 +370,9 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_rkey(struct mlx_hw_qp *qp,
  * the receive WQE of a SEND.
  */
 static enum mlx_hw_resp_state mlx_hw_resp_check_pages(struct mlx_hw_qp *qp,
-						      struct sk_buff *skb)
+						      const struct mlx_hw_rx *rx)
 {
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	const struct mlx_hw_pkt *pkt = &rx->pkt;
 	struct mlx_hw_resp_side *r = &qp->resp;
 	bool reliable = mlx_hw_qp_reliable(qp->ibx.qp_type);
 	u64 off = (pkt->mask & MLX_HW_M_FIRST) ? 0 : r->offset;
@@ -409,20 +409,23 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_pages(struct mlx_hw_qp *qp,
 
 /* ---------------- execution ---------------- */
 
-/* The 40 bytes a UD receive gets in front of the payload: the IP header. */
-static void mlx_hw_resp_grh(struct sk_buff *skb, u8 *grh)
+/*
+ * The 40 bytes a UD receive gets in front of the payload: the IP header of
+ * the packet (datagrams always come as packets).
+ */
+static void mlx_hw_resp_grh(const struct mlx_hw_rx *rx, u8 *grh)
 {
 	memset(grh, 0, MLX_HW_GRH_LEN);
-	if (mlx_hw_pkt(skb)->flags & MLX_HW_PKT_IPV6)
-		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+	if (rx->pkt.flags & MLX_HW_PKT_IPV6)
+		memcpy(grh, ipv6_hdr(rx->skb), sizeof(struct ipv6hdr));
 	else	/* IPv4: in the last 20 bytes, as rxe delivers it */
-		memcpy(grh + 20, ip_hdr(skb), sizeof(struct iphdr));
+		memcpy(grh + 20, ip_hdr(rx->skb), sizeof(struct iphdr));
 }
 
 static enum mlx_hw_resp_state mlx_hw_resp_execute(struct mlx_hw_qp *qp,
-						  struct sk_buff *skb)
+						  const struct mlx_hw_rx *rx)
 {
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	const struct mlx_hw_pkt *pkt = &rx->pkt;
 	struct mlx_hw_resp_side *r = &qp->resp;
 	struct mlx_hw_cursor saved;
 	u8 grh[MLX_HW_GRH_LEN];
@@ -441,14 +444,13 @@ static enum mlx_hw_resp_state mlx_hw_resp_execute(struct mlx_hw_qp *qp,
 	}
 	saved = r->cur;
 	if (mlx_hw_qp_is_ud(qp->ibx.qp_type)) {
-		mlx_hw_resp_grh(skb, grh);
+		mlx_hw_resp_grh(rx, grh);
 		err = mlx_hw_copy_from_kbuf(&r->cur, grh, sizeof(grh));
 		if (err)
 			goto fault;
 		r->offset = MLX_HW_GRH_LEN;
 	}
-	err = pkt->paylen ? mlx_hw_copy_from_skb(&r->cur, skb, pkt->hdrlen,
-						 pkt->paylen) : 0;
+	err = pkt->paylen ? mlx_hw_rx_copy(&r->cur, rx) : 0;
 	if (err)
 		goto fault;
 	r->offset += pkt->paylen;
@@ -498,11 +500,11 @@ static struct mlx_hw_res *mlx_hw_resp_new_res(struct mlx_hw_qp *qp)
 
 /* A new READ: its resource, then responses from the main loop. */
 static enum mlx_hw_resp_state mlx_hw_resp_read_reply(struct mlx_hw_qp *qp,
-						     struct sk_buff *skb)
+						     const struct mlx_hw_rx *rx)
 {
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	const struct mlx_hw_pkt *pkt = &rx->pkt;
 	struct mlx_hw_resp_side *r = &qp->resp;
-	const u8 *reth = mlx_hw_pkt_hdr(skb, MLX_HW_RETH);
+	const u8 *reth = mlx_hw_rx_hdr(rx, MLX_HW_RETH);
 	struct mlx_hw_res *res = mlx_hw_resp_new_res(qp);
 	u32 len = mlx_hw_reth_len(reth);
 	u32 n = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
@@ -527,11 +529,11 @@ static enum mlx_hw_resp_state mlx_hw_resp_read_reply(struct mlx_hw_qp *qp,
 }
 
 static enum mlx_hw_resp_state mlx_hw_resp_atomic_reply(struct mlx_hw_qp *qp,
-						       struct sk_buff *skb)
+						       const struct mlx_hw_rx *rx)
 {
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	const struct mlx_hw_pkt *pkt = &rx->pkt;
 	struct mlx_hw_resp_side *r = &qp->resp;
-	const u8 *h = mlx_hw_pkt_hdr(skb, MLX_HW_ATMETH);
+	const u8 *h = mlx_hw_rx_hdr(rx, MLX_HW_ATMETH);
 	struct mlx_hw_res *res;
 	u64 orig;
 	int err;
@@ -561,30 +563,30 @@ static enum mlx_hw_resp_state mlx_hw_resp_atomic_reply(struct mlx_hw_qp *qp,
  * RoCEv2; bits 2:0: 1 IPv6, 2 IPv4).  UCX's ud_verbs reads it there to find
  * the destination address in the 40 bytes in front of the payload.
  */
-static u8 mlx_hw_resp_ud_sl(struct sk_buff *skb)
+static u8 mlx_hw_resp_ud_sl(const struct mlx_hw_rx *rx)
 {
 	return MLX_HW_CQE_SL_ROCE_UDP |
-	       ((mlx_hw_pkt(skb)->flags & MLX_HW_PKT_IPV6) ?
+	       ((rx->pkt.flags & MLX_HW_PKT_IPV6) ?
 		MLX_HW_CQE_SL_L3_IPV6 : MLX_HW_CQE_SL_L3_IPV4);
 }
 
 /* The receive CQE of a SEND or a WRITE with immediate. */
 static enum mlx_hw_resp_state mlx_hw_resp_complete(struct mlx_hw_qp *qp,
-						   struct sk_buff *skb)
+						   const struct mlx_hw_rx *rx)
 {
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	const struct mlx_hw_pkt *pkt = &rx->pkt;
 	struct mlx_hw_cqe cqe = { .opcode = MLX_HW_WC_RECV };
 	u8 flags = 0;
 
 	cqe.byte_len = cpu_to_le32(qp->resp.offset);
 	if (pkt->mask & MLX_HW_M_IMMDT) {
 		flags |= MLX_HW_WC_WITH_IMM;
-		cqe.imm_data = mlx_hw_immdt(mlx_hw_pkt_hdr(skb, MLX_HW_IMMDT));
+		cqe.imm_data = mlx_hw_immdt(mlx_hw_rx_hdr(rx, MLX_HW_IMMDT));
 		if (pkt->mask & MLX_HW_M_WRITE)
 			cqe.opcode = MLX_HW_WC_RECV_RDMA_WITH_IMM;
 	}
 	if (pkt->mask & MLX_HW_M_IETH) {
-		u32 inv = mlx_hw_ieth_rkey(mlx_hw_pkt_hdr(skb, MLX_HW_IETH));
+		u32 inv = mlx_hw_ieth_rkey(mlx_hw_rx_hdr(rx, MLX_HW_IETH));
 
 		/* An invalid key is ignored: the CQE still says so. */
 		mlx_hw_invalidate(to_mdev(qp->ibx.dev), mlx_hw_resp_pd(qp), inv);
@@ -594,26 +596,26 @@ static enum mlx_hw_resp_state mlx_hw_resp_complete(struct mlx_hw_qp *qp,
 	if (pkt->mask & MLX_HW_M_DETH) {
 		flags |= MLX_HW_WC_GRH;
 		cqe.src_qp = cpu_to_le32(mlx_hw_deth_sqpn(
-					 mlx_hw_pkt_hdr(skb, MLX_HW_DETH)));
-		cqe.sl = mlx_hw_resp_ud_sl(skb);
+					 mlx_hw_rx_hdr(rx, MLX_HW_DETH)));
+		cqe.sl = mlx_hw_resp_ud_sl(rx);
 	}
 	cqe.wc_flags = flags;
-	mlx_hw_recv_cqe(qp, &cqe, mlx_hw_bth_se(skb->data));
+	mlx_hw_recv_cqe(qp, &cqe, mlx_hw_bth_se(rx->hdr));
 	return MLX_HW_RESP_ACKNOWLEDGE;
 }
 
 /* ---------------- answers ---------------- */
 
 static enum mlx_hw_resp_state mlx_hw_resp_acknowledge(struct mlx_hw_qp *qp,
-						      struct sk_buff *skb)
+						      const struct mlx_hw_rx *rx)
 {
 	struct mlx_hw_resp_side *r = &qp->resp;
 
 	/* Coalesced: one ACK for the newest PSN that asked (IBA 9.7.5.1.2). */
 	if (mlx_hw_qp_reliable(qp->ibx.qp_type) &&
-	    mlx_hw_bth_ackreq(skb->data)) {
+	    mlx_hw_bth_ackreq(rx->hdr)) {
 		r->ack_pending = true;
-		r->ack_psn = mlx_hw_pkt(skb)->psn;
+		r->ack_psn = rx->pkt.psn;
 		r->ack_floor = r->ack_psn;
 	}
 	return MLX_HW_RESP_CLEANUP;
@@ -627,7 +629,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_acknowledge(struct mlx_hw_qp *qp,
  * moves to ERR without an event.
  */
 static enum mlx_hw_resp_state mlx_hw_resp_nak(struct mlx_hw_qp *qp,
-					      struct sk_buff *skb)
+					      const struct mlx_hw_rx *rx)
 {
 	struct mlx_hw_resp_side *r = &qp->resp;
 	u8 type = r->nak_syndrome & MLX_HW_AETH_TYPE_MASK;
@@ -648,10 +650,10 @@ static enum mlx_hw_resp_state mlx_hw_resp_nak(struct mlx_hw_qp *qp,
 		 */
 		r->ack_pending = false;
 		mlx_hw_resp_send_ack(qp, r->nak_syndrome,
-				     seq ? r->psn : mlx_hw_pkt(skb)->psn);
+				     seq ? r->psn : rx->pkt.psn);
 		r->nak_sent = true;
 		if (seq)
-			mlx_hw_ackg_gap(qp, r->psn, mlx_hw_pkt(skb)->psn, true);
+			mlx_hw_ackg_gap(qp, r->psn, rx->pkt.psn, true);
 		if (r->nak_fatal)
 			mlx_hw_qp_fatal(qp, r->event);
 	} else if (r->recv_status) {
@@ -676,8 +678,11 @@ static void mlx_hw_resp_comm_est(struct mlx_hw_qp *qp)
 	ibx_qp_event(&qp->ibx, IBX_EVENT_COMM_EST);
 }
 
-/* Executes one request (the state machine); consumes @skb. */
-static void mlx_hw_resp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
+/*
+ * Executes one request (the state machine), a packet or a direct one
+ * (direct.c); the receive side owned.
+ */
+void mlx_hw_resp_request(struct mlx_hw_qp *qp, const struct mlx_hw_rx *rx)
 {
 	enum mlx_hw_resp_state state = MLX_HW_RESP_CHECK_PSN;
 
@@ -686,49 +691,49 @@ static void mlx_hw_resp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
 	for (;;) {
 		mlx_hw_qp_dbg(qp, "resp %s psn %u exp %u\n",
 			      mlx_hw_resp_state_names[state],
-			      mlx_hw_pkt(skb)->psn, qp->resp.psn);
+			      rx->pkt.psn, qp->resp.psn);
 		switch (state) {
 		case MLX_HW_RESP_CHECK_PSN:
-			state = mlx_hw_resp_check_psn(qp, skb);
+			state = mlx_hw_resp_check_psn(qp, rx);
 			break;
 		case MLX_HW_RESP_CHECK_OP_SEQ:
-			state = mlx_hw_resp_check_op_seq(qp, skb);
+			state = mlx_hw_resp_check_op_seq(qp, rx);
 			break;
 		case MLX_HW_RESP_CHECK_OP_VALID:
-			state = mlx_hw_resp_check_op_valid(qp, skb);
+			state = mlx_hw_resp_check_op_valid(qp, rx);
 			break;
 		case MLX_HW_RESP_CHECK_RESOURCE:
-			state = mlx_hw_resp_check_resource(qp, skb);
+			state = mlx_hw_resp_check_resource(qp, rx);
 			break;
 		case MLX_HW_RESP_CHECK_LENGTH:
-			state = mlx_hw_resp_check_length(qp, skb);
+			state = mlx_hw_resp_check_length(qp, rx);
 			break;
 		case MLX_HW_RESP_CHECK_RKEY:
-			state = mlx_hw_resp_check_rkey(qp, skb);
+			state = mlx_hw_resp_check_rkey(qp, rx);
 			break;
 		case MLX_HW_RESP_CHECK_PAGES:
-			state = mlx_hw_resp_check_pages(qp, skb);
+			state = mlx_hw_resp_check_pages(qp, rx);
 			break;
 		case MLX_HW_RESP_EXECUTE:
-			state = mlx_hw_resp_execute(qp, skb);
+			state = mlx_hw_resp_execute(qp, rx);
 			break;
 		case MLX_HW_RESP_READ_REPLY:
-			state = mlx_hw_resp_read_reply(qp, skb);
+			state = mlx_hw_resp_read_reply(qp, rx);
 			break;
 		case MLX_HW_RESP_ATOMIC_REPLY:
-			state = mlx_hw_resp_atomic_reply(qp, skb);
+			state = mlx_hw_resp_atomic_reply(qp, rx);
 			break;
 		case MLX_HW_RESP_COMPLETE:
-			state = mlx_hw_resp_complete(qp, skb);
+			state = mlx_hw_resp_complete(qp, rx);
 			break;
 		case MLX_HW_RESP_ACKNOWLEDGE:
-			state = mlx_hw_resp_acknowledge(qp, skb);
+			state = mlx_hw_resp_acknowledge(qp, rx);
 			break;
 		case MLX_HW_RESP_DUPLICATE:
-			state = mlx_hw_resp_duplicate(qp, skb);
+			state = mlx_hw_resp_duplicate(qp, rx);
 			break;
 		case MLX_HW_RESP_NAK:
-			state = mlx_hw_resp_nak(qp, skb);
+			state = mlx_hw_resp_nak(qp, rx);
 			break;
 		case MLX_HW_RESP_DROP:
 			state = MLX_HW_RESP_CLEANUP;
@@ -736,10 +741,9 @@ static void mlx_hw_resp_packet(struct mlx_hw_qp *qp, struct sk_buff *skb)
 		case MLX_HW_RESP_CLEANUP:
 			mlx_hw_resp_put_xrc_srq(qp);
 			qp->resp.state = state;
-			consume_skb(skb);
 			return;
 		default:	/* MLX_HW_RESP_ERR_* */
-			state = mlx_hw_resp_error(qp, skb, state);
+			state = mlx_hw_resp_error(qp, rx, state);
 			break;
 		}
 	}
@@ -756,6 +760,7 @@ void mlx_hw_responder(struct mlx_hw_qp *qp)
 	struct mlx_hw_resp_side *r = &qp->resp;
 	unsigned int budget = MLX_HW_PKT_BUDGET;
 	struct sk_buff *skb;
+	struct mlx_hw_rx rx;
 
 	mlx_hw_side_assert_owned(&qp->recv_side);
 	if (r->wait_until) {
@@ -775,8 +780,10 @@ void mlx_hw_responder(struct mlx_hw_qp *qp)
 		if (!skb)
 			break;
 		budget--;
-		mlx_hw_ecn_answer(qp, skb);
-		mlx_hw_resp_packet(qp, skb);
+		mlx_hw_rx_init_skb(&rx, skb);
+		mlx_hw_ecn_answer(qp, &rx);
+		mlx_hw_resp_request(qp, &rx);
+		consume_skb(skb);
 		if (READ_ONCE(qp->state) == IBX_QPS_ERR)
 			break;
 	}

@@ -15,7 +15,7 @@ void mlx_hw_recv_cqe(struct mlx_hw_qp *qp, struct mlx_hw_cqe *cqe,
 void mlx_hw_recv_complete(struct mlx_hw_qp *qp, u8 status, u8 opcode);
 enum mlx_hw_resp_state mlx_hw_resp_too_long(struct mlx_hw_qp *qp);
 void mlx_hw_resp_abort_msg(struct mlx_hw_qp *qp);
-bool mlx_hw_resp_xrc_srq(struct mlx_hw_qp *qp, struct sk_buff *skb);
+bool mlx_hw_resp_xrc_srq(struct mlx_hw_qp *qp, const struct mlx_hw_rx *rx);
 void mlx_hw_resp_put_xrc_srq(struct mlx_hw_qp *qp);
 
 /* ack_guard.c */
@@ -32,7 +32,7 @@ void mlx_hw_resp_flush_ack(struct mlx_hw_qp *qp);
 void mlx_hw_resp_send_atomic_ack(struct mlx_hw_qp *qp, u32 psn, u64 orig);
 bool mlx_hw_resp_read_send(struct mlx_hw_qp *qp, unsigned int *budget);
 enum mlx_hw_resp_state mlx_hw_resp_duplicate(struct mlx_hw_qp *qp,
-					     struct sk_buff *skb);
+					     const struct mlx_hw_rx *rx);
 bool mlx_hw_resp_read_restart_queued(struct mlx_hw_qp *qp);
 
 #endif /* MLX_HW_RESP_H */

@@ -187,12 +187,12 @@ void mlx_hw_resp_abort_msg(struct mlx_hw_qp *qp)
  * must be an XRC SRQ of the TGT QP's domain, and stay the same within a
  * message.  Takes a reference for the duration of the packet.
  */
-bool mlx_hw_resp_xrc_srq(struct mlx_hw_qp *qp, struct sk_buff *skb)
+bool mlx_hw_resp_xrc_srq(struct mlx_hw_qp *qp, const struct mlx_hw_rx *rx)
 {
-	u32 srqn = mlx_hw_xrceth_srqn(mlx_hw_pkt_hdr(skb, MLX_HW_XRCETH));
+	u32 srqn = mlx_hw_xrceth_srqn(mlx_hw_rx_hdr(rx, MLX_HW_XRCETH));
 	struct mlx_hw_srq *srq;
 
-	if (qp->resp.in_msg && !(mlx_hw_pkt(skb)->mask & MLX_HW_M_FIRST) &&
+	if (qp->resp.in_msg && !(rx->pkt.mask & MLX_HW_M_FIRST) &&
 	    srqn != qp->resp.xrc_srqn)
 		return false;
 	srq = mlx_hw_srq_get(to_mdev(qp->ibx.dev), srqn);

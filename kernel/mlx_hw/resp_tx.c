@@ -10,7 +10,11 @@
 #include "mlx_hw.h"
 #include "resp.h"
 
-/* An ACK or NAK (AETH @syndrome, @msn) for PSN @psn. */
+/*
+ * An ACK or NAK (AETH @syndrome, @msn) for PSN @psn: a packet, or for a
+ * request handed over directly the answer in its requester's mailbox
+ * (direct.c).
+ */
 static void mlx_hw_resp_send_aeth(struct mlx_hw_qp *qp, u8 syndrome, u32 psn,
 				  u32 msn)
 {
@@ -18,6 +22,10 @@ static void mlx_hw_resp_send_aeth(struct mlx_hw_qp *qp, u8 syndrome, u32 psn,
 	struct mlx_hw_av av;
 	struct sk_buff *skb;
 
+	if (qp->resp.answer_to) {
+		mlx_hw_direct_answer(qp, syndrome, psn, msn);
+		return;
+	}
 	skb = mlx_hw_pkt_alloc(qp, tp | MLX_HW_OPC_ACK, 0, false);
 	if (!skb)
 		return;		/* as if lost: the requester times out */
@@ -57,6 +65,8 @@ void mlx_hw_resp_send_atomic_ack(struct mlx_hw_qp *qp, u32 psn,
 	struct mlx_hw_av av;
 	struct sk_buff *skb;
 
+	/* Only SEND and WRITE segments are handed over directly. */
+	WARN_ON_ONCE(qp->resp.answer_to);
 	mlx_hw_resp_flush_ack(qp);
 	skb = mlx_hw_pkt_alloc(qp, tp | MLX_HW_OPC_ATOMIC_ACK, 0,
 			       false);
@@ -235,9 +245,9 @@ static struct mlx_hw_res *mlx_hw_resp_find_res(struct mlx_hw_qp *qp, u32 psn,
  * duplicate atomic answered from its saved result.
  */
 enum mlx_hw_resp_state mlx_hw_resp_duplicate(struct mlx_hw_qp *qp,
-						    struct sk_buff *skb)
+					     const struct mlx_hw_rx *rx)
 {
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	const struct mlx_hw_pkt *pkt = &rx->pkt;
 	struct mlx_hw_resp_side *r = &qp->resp;
 	struct mlx_hw_res *res;
 

@@ -61,11 +61,28 @@ int mlx_hw_send_cqe(struct mlx_hw_qp *qp, u64 wr_id, u8 wqe_opcode, u8 status,
  * Local ACK timeout: 4.096 us * 2^timeout (IBA 9.7.6.1.3).  0 means
  * "infinite"; retrying once a second instead still detects a dead peer.
  */
-u64 mlx_hw_ack_timeout_ns(u8 timeout)
+static u64 mlx_hw_ack_timeout_ns(u8 timeout)
 {
 	if (!timeout)
 		return NSEC_PER_SEC;
 	return 4096ull << min_t(u8, timeout, 31);
+}
+
+/*
+ * When the ACK timer of @qp expires if it starts now: set for every
+ * message sent and moved for every response, so it reads the coarse clock
+ * (the time of the last tick: no clocksource read, which in a TCG guest of
+ * 6.1, whose clocksource is the HPET, takes a microsecond) wherever the
+ * timeout is long against a tick, and adds a tick so that the timer never
+ * expires before the timeout (IBA 9.7.6.1.3).
+ */
+u64 mlx_hw_ack_deadline(struct mlx_hw_qp *qp)
+{
+	u64 t = mlx_hw_ack_timeout_ns(READ_ONCE(qp->timeout));
+
+	if (t >= 4 * TICK_NSEC)
+		return ktime_get_coarse_ns() + t + TICK_NSEC;
+	return ktime_get_ns() + t;
 }
 
 /* The oldest WQE not done, or NULL. */
@@ -177,6 +194,7 @@ bool mlx_hw_sq_flush(struct mlx_hw_qp *qp)
 	req->sgl_valid = false;
 	qp->comp.timeout_at = 0;
 	skb_queue_purge(&qp->comp_pkts);
+	qp->comp.direct.valid = false;
 	/* The window first: its entries know the WQEs. */
 	while (qp->sq_ci != req->fetch_idx && budget--) {
 		w = mlx_hw_swqe(qp, qp->sq_ci);

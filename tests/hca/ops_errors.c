@@ -142,10 +142,15 @@ int test_errors(struct ut_ctx *c)
 
 /*
  * Deregistering an MR used by a WQE waiting for RNR retries returns at
- * once; when the WQE resumes it completes with a protection error.
+ * once; when the WQE resumes it completes with a protection error.  The
+ * responder's RNR timer is the longest (code 0, 655 ms), so that the WQE
+ * is waiting when the MR goes: with the 10 us of ut_connect() its retries
+ * come back to back, and one built before the deregistration may carry
+ * the data still (a WQE in flight on a deregistered MR: either outcome).
  */
 int test_dereg_waiting(struct ut_ctx *c)
 {
+	struct ibv_qp_attr qa = {.min_rnr_timer = 0};
 	struct ibv_mr *mr = ibv_reg_mr(c->pd, c->buf + UT_SRC, 4096,
 				       IBV_ACCESS_LOCAL_WRITE);
 	struct ibv_sge sge = {(uintptr_t)c->buf + UT_SRC, 64, 0};
@@ -164,6 +169,8 @@ int test_dereg_waiting(struct ut_ctx *c)
 	sge.lkey = mr->lkey;
 	if (pair_create(c, &p, IBV_QPT_RC, false, 7))
 		return -1;
+	CHECK(!ibv_modify_qp(p.b, &qa, IBV_QP_MIN_RNR_TIMER),
+	      "RTS min_rnr_timer: %s", strerror(errno));
 	rnr = ut_counter(c, "rcvd_rnr_err");
 	SETUP(rnr >= 0, "no rcvd_rnr_err counter");
 	CHECK(!ibv_post_send(p.a, &wr, &bad), "post");

@@ -717,7 +717,8 @@ static int wake_own_try(struct ibv_cq *acq, struct ibv_qp *a1,
  * its own, further apart than the thread's spin, so that none wakes the
  * thread.  a's SEND must not have gone until a calls WAKE itself, and
  * engine_wakeups shows the thread slept throughout.  A thread that woke
- * anyway (a contended one is probed) proves nothing: up to 3 tries.
+ * anyway (to look for a free CPU, or for a timer) proves nothing: up to 3
+ * tries.
  */
 static int test_wake_own(void *arg)
 {

@@ -15,15 +15,71 @@
  * - posting sends below RTS fails with EINVAL at once, as rxe and siw do.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #include "mlx_hw.h"
 
-/* Wakes a sleeping engine, naming the object rung if @entry is not 0. */
+/*
+ * A clock for the heartbeat's age: the TSC where the kernel gives its rate
+ * (under TCG a 6.1 guest's clocksource is the HPET, and clock_gettime()
+ * costs a system call's time), else CLOCK_MONOTONIC.  Returns the time in
+ * its own ticks and, in @per_us, how many make a microsecond.
+ */
+static uint64_t mlx_hw_clock(const struct mlx_hw_context *ctx,
+			     uint64_t *per_us)
+{
+	struct timespec ts;
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t khz = le32toh(ctx->engine->tsc_khz);
+
+	if (khz) {
+		*per_us = khz / 1000 ? khz / 1000 : 1;
+		return __rdtsc();
+	}
+#endif
+	*per_us = 1000;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+/*
+ * Whether the engine thread, awake (NEED_WAKEUP clear), has not looked for
+ * work in stale_us: its heartbeat stood still since we last saw it move,
+ * for that long.  Its vCPU was preempted, or another task has its CPU; a
+ * post then serves itself through WAKE instead of waiting for it (PRM 2.4).
+ */
+static bool engine_stalled(struct mlx_hw_context *ctx)
+{
+	uint32_t stale_us = le32toh(ctx->engine->stale_us);
+	uint32_t hb = le32toh(__atomic_load_n(&ctx->engine->heartbeat,
+					      __ATOMIC_RELAXED));
+	uint64_t now, per_us;
+
+	if (!stale_us)
+		return false;
+	now = mlx_hw_clock(ctx, &per_us);
+	if (hb != __atomic_load_n(&ctx->hb_seen, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&ctx->hb_seen, hb, __ATOMIC_RELAXED);
+		__atomic_store_n(&ctx->hb_since, now, __ATOMIC_RELAXED);
+		return false;
+	}
+	return now - __atomic_load_n(&ctx->hb_since, __ATOMIC_RELAXED) >
+	       (uint64_t)stale_us * per_us;
+}
+
+/*
+ * Wakes a sleeping engine, or serves our own doorbells where the awake
+ * engine stalls, naming the object rung if @entry is not 0.
+ */
 static void kick(struct ibv_context *ibctx, uint32_t entry)
 {
 	struct mlx_hw_context *ctx = to_mctx(ibctx);
@@ -37,7 +93,7 @@ static void kick(struct ibv_context *ibctx, uint32_t entry)
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	flags = le32toh(__atomic_load_n(&ctx->engine->flags, __ATOMIC_RELAXED));
-	if (!(flags & MLX_HW_ENGINE_NEED_WAKEUP))
+	if (!(flags & MLX_HW_ENGINE_NEED_WAKEUP) && !engine_stalled(ctx))
 		return;
 	if (entry)
 		ioctl(ibctx->cmd_fd, MLX_HW_IOCTL_WAKE_DB, (unsigned long)entry);

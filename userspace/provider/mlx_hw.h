@@ -40,6 +40,13 @@ struct mlx_hw_context {
 	uint32_t db_entries;		/* power of two */
 	size_t db_ring_size;		/* length of that mapping */
 	uint32_t max_inline_data;	/* device limit, from GET_CONTEXT */
+	/*
+	 * The engine thread's heartbeat as last seen (PRM 2.4), and when by
+	 * mlx_hw_clock(); any thread may update them (a race costs at most
+	 * one early or late WAKE).
+	 */
+	uint32_t hb_seen;
+	uint64_t hb_since;
 	/* Pages of doorbell records (PRM 1.2), each mapped once. */
 	pthread_mutex_t dbpage_lock;	/* protects the three below */
 	struct mlx_hw_dbpage *dbpages;	/* mapped pages, by mmap key */

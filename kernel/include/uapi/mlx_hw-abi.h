@@ -21,13 +21,18 @@
 /*
  * One read-only page per device, mapped by every context: the engine sets
  * NEED_WAKEUP before it sleeps.  After publishing a doorbell record a
- * provider issues a full barrier, reads flags, and only if NEED_WAKEUP is
- * set calls ioctl(cmd_fd, MLX_HW_IOCTL_WAKE).
+ * provider issues a full barrier, reads flags, and calls
+ * ioctl(cmd_fd, MLX_HW_IOCTL_WAKE) if NEED_WAKEUP is set, or if the
+ * thread, though awake, has not looked for work in stale_us: its
+ * heartbeat has not moved (docs/prm.md 2.4).  A kernel that leaves
+ * stale_us 0 has no heartbeat.
  */
 struct mlx_hw_engine_page {
 	__le32 flags;
-	__le32 reserved;
+	__le32 heartbeat;	/* +1 at each look of the awake thread (wraps) */
 	__le64 wakeups;		/* statistics: wake-ups since load */
+	__le32 stale_us;	/* heartbeat this still: the thread is not running */
+	__le32 tsc_khz;		/* x86: TSC rate for the provider's clock, 0 none */
 };
 
 #define MLX_HW_ENGINE_NEED_WAKEUP	(1u << 0)

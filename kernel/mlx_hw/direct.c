@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * direct.c - the device's internal loopback: a segment of a SEND or RDMA
+ * WRITE for a QP of this host goes to that QP's responder without a
+ * packet.  The requester (req.c) writes the headers the packet would
+ * carry into a buffer and points at its payload in the sender's buffers;
+ * the responder runs its state machine on that, in the requester's
+ * context, and copies the payload straight from the sender's memory into
+ * the receive buffers or the WRITE's target: one copy, no sk_buff, no IP
+ * or UDP header, no queue.  Its ACK or NAK goes back the same way, into
+ * the requester's mailbox (qp->comp.direct), which the completer takes
+ * before the requester sends on (comp.c).
+ *
+ * The responder executes exactly what a packet would make it execute, so
+ * the semantics are the packet path's; this is only a shorter way there.
+ * It is taken only where the packet path would deliver at once and in
+ * order: the responder's receive side free to take here and now, nothing
+ * queued before the segment, the PSN the one expected.  Otherwise the
+ * segment goes as a packet, and so do READ and atomic requests (their
+ * answers carry data), datagrams (UD has a GRH to build), XRC, ODP source
+ * buffers (a page may be gone while copied), and everything while the
+ * loopback injects faults, which the reliability tests run on.
+ *
+ * The requester owns its send side; taking the responder's receive side
+ * is only tried (side.c), so two QPs sending to each other at once never
+ * wait for each other: whichever finds the other's side taken sends a
+ * packet.
+ */
+#include <linux/moduleparam.h>
+#include "mlx_hw.h"
+#include "resp.h"
+
+static bool lo_direct = true;
+module_param(lo_direct, bool, 0644);
+MODULE_PARM_DESC(lo_direct, "hand SEND and WRITE segments to QPs of this host without packets");
+
+/*
+ * Whether @qp sends @w directly where it can (its segments still go as
+ * packets where the responder is not ready): SEND and WRITE of RC and UC,
+ * from pinned or kernel memory, while the loopback injects no faults.
+ */
+bool mlx_hw_direct_sends(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w)
+{
+	u32 type = qp->ibx.qp_type;
+
+	if (type != IB_UVERBS_QPT_RC && type != IB_UVERBS_QPT_UC)
+		return false;
+	switch (w->opcode) {
+	case MLX_HW_OP_SEND:
+	case MLX_HW_OP_SEND_IMM:
+	case MLX_HW_OP_SEND_INV:
+	case MLX_HW_OP_RDMA_WRITE:
+	case MLX_HW_OP_RDMA_WRITE_IMM:
+		break;
+	default:
+		return false;
+	}
+	return READ_ONCE(lo_direct) && !qp->req.sgl.odp &&
+	       !mlx_hw_loopback_faults();
+}
+
+/*
+ * What recv.c checks of a packet for @peer, and what the packet path would
+ * deliver at once: a state that takes requests (IBA 10.3.1), the same
+ * transport, the address of its path (apm.c: also what MigReq says), and a
+ * responder with nothing queued or under way before this segment, which
+ * is the PSN it expects.  The receive side owned.
+ */
+static bool mlx_hw_direct_ready(struct mlx_hw_qp *peer, struct mlx_hw_qp *from,
+				const struct mlx_hw_av *av,
+				const struct mlx_hw_rx *rx)
+{
+	struct mlx_hw_resp_side *r = &peer->resp;
+	int state = READ_ONCE(peer->state);
+
+	if ((state != IBX_QPS_RTR && state != IBX_QPS_RTS &&
+	     state != IBX_QPS_SQD) ||
+	    peer->ibx.qp_type != from->ibx.qp_type)
+		return false;
+	if (!skb_queue_empty(&peer->resp_pkts) || r->read || r->nak_sent ||
+	    r->wait_until || r->psn != rx->pkt.psn)
+		return false;
+	return !mlx_hw_apm_rcv(peer, &av->sgid, mlx_hw_bth_mig(rx->hdr));
+}
+
+/* Counts @rx as the packet it stands for, at both ends. */
+static void mlx_hw_direct_count(struct mlx_hw_dev *src, struct mlx_hw_dev *dst,
+				const struct mlx_hw_rx *rx, bool ack)
+{
+	mlx_hw_count(src, ack ? MLX_HW_CNT_TX_ACKS : MLX_HW_CNT_TX_REQUESTS, 1);
+	mlx_hw_count(src, MLX_HW_CNT_TX_PACKETS, 1);
+	mlx_hw_count(src, MLX_HW_CNT_TX_BYTES, rx->pkt.paylen);
+	mlx_hw_count(dst, ack ? MLX_HW_CNT_RX_ACKS : MLX_HW_CNT_RX_REQUESTS, 1);
+	mlx_hw_count(dst, MLX_HW_CNT_RX_PACKETS, 1);
+	mlx_hw_count(dst, MLX_HW_CNT_RX_BYTES, rx->pkt.paylen);
+}
+
+/*
+ * Executes the request segment @rx of @from at the QP of this host it is
+ * for (@av names its device), if that QP's responder is ready for it;
+ * true if it was executed (its answer is in from->comp.direct), false if
+ * the segment must go as a packet.  The send side of @from owned.
+ */
+bool mlx_hw_direct_deliver(struct mlx_hw_qp *from, const struct mlx_hw_av *av,
+			   const struct mlx_hw_rx *rx)
+{
+	struct mlx_hw_dev *dev = NULL;
+	struct mlx_hw_qp *peer = NULL;
+	bool done = false;
+
+	rcu_read_lock();
+	dev = mlx_hw_loopback_dev(to_mdev(from->ibx.dev), &av->dgid);
+	if (dev)
+		peer = mlx_hw_qp_get(dev, rx->pkt.qpn);
+	rcu_read_unlock();
+	if (!peer)
+		return false;
+	if (!mlx_hw_side_begin(&peer->recv_side))
+		goto out;
+	if (mlx_hw_direct_ready(peer, from, av, rx)) {
+		mlx_hw_qp_dbg(from, "direct %s psn %u qpn %u len %u\n",
+			      mlx_hw_opcode[rx->pkt.opcode].name, rx->pkt.psn,
+			      rx->pkt.qpn, rx->pkt.paylen);
+		mlx_hw_direct_count(to_mdev(from->ibx.dev), dev, rx, false);
+		mlx_hw_count(dev, MLX_HW_CNT_DIRECT_SEGMENTS, 1);
+		peer->resp.answer_to = from;
+		mlx_hw_resp_request(peer, rx);
+		mlx_hw_resp_flush_ack(peer);
+		peer->resp.answer_to = NULL;
+		/* As after a responder's run: nothing pins an MR between. */
+		mlx_hw_sgl_park(&peer->resp.rwqe);
+		mlx_hw_sgl_park(&peer->resp.wr_dst);
+		done = true;
+	}
+	/* Packets offered to it meanwhile, a flush, a fault: the run list. */
+	if (mlx_hw_side_end(&peer->recv_side, false))
+		mlx_hw_qp_schedule(peer);
+out:
+	mlx_hw_qp_put(peer);
+	return done;
+}
+
+/*
+ * A responder's ACK or NAK for the direct request it is executing: into
+ * the requester's mailbox, the latest replacing any earlier one.  The
+ * requester's send side is owned by the context that runs this.
+ */
+void mlx_hw_direct_answer(struct mlx_hw_qp *qp, u8 syndrome, u32 psn,
+			  u32 msn)
+{
+	struct mlx_hw_qp *to = qp->resp.answer_to;
+	struct mlx_hw_rx ack = {};
+	enum mlx_hw_counter why;
+	struct mlx_hw_av av;
+
+	mlx_hw_qp_dbg(qp, "direct answer 0x%x psn %u\n", syndrome, psn);
+	/* What recv.c checks of an ACK: it comes from the peer's address. */
+	mlx_hw_qp_av(qp, &av);
+	why = mlx_hw_apm_rcv(to, &av.sgid, mlx_hw_apm_migreq(qp));
+	if (why) {
+		mlx_hw_count(to_mdev(to->ibx.dev), why, 1);
+		return;
+	}
+	to->comp.direct.syndrome = syndrome;
+	to->comp.direct.psn = psn;
+	to->comp.direct.msn = msn;
+	to->comp.direct.valid = true;
+	mlx_hw_direct_count(to_mdev(qp->ibx.dev), to_mdev(to->ibx.dev), &ack,
+			    true);
+}
