@@ -405,8 +405,9 @@ static bool mlx_hw_engine_busy(struct mlx_hw_dev *dev)
  * heartbeat's promise are the thread's.  A side of a QP still runs in one
  * context at a time (side.c), and a QP is on the list once, so two
  * runners never run one QP.  A helper spins for the next QP as the
- * thread does, while its CPU is free and for at most spin_us, then
- * sleeps until the thread finds more work than it can run alone.
+ * thread does, while its CPU is free and the thread awake, for at most
+ * spin_us, then sleeps until the thread finds more work than it can run
+ * alone.
  */
 static unsigned int engine_helpers = MLX_HW_MAX_HELPERS;
 module_param(engine_helpers, uint, 0444);
@@ -439,6 +440,21 @@ static bool mlx_hw_helper_pass(struct mlx_hw_dev *dev)
 	return mlx_hw_run(dev);
 }
 
+/*
+ * A helper spins while its CPU is its own and the thread is awake.  The
+ * thread asleep (NEED_WAKEUP set) is woken by the next doorbell, and the
+ * scheduler places it on an idle CPU, as long as a spinning helper does
+ * not make that CPU look busy: else it waits behind the poster that woke
+ * it, and every post meanwhile costs a call (the CPU hog stream of
+ * tests/provider/no-syscall.vmtest on 6.12).
+ */
+static bool mlx_hw_helper_may_spin(struct mlx_hw_dev *dev)
+{
+	return single_task_running() &&
+	       !(le32_to_cpu(READ_ONCE(dev->engine_page->flags)) &
+		 MLX_HW_ENGINE_NEED_WAKEUP);
+}
+
 static int mlx_hw_helper_thread(void *arg)
 {
 	struct mlx_hw_dev *dev = arg;
@@ -450,11 +466,13 @@ static int mlx_hw_helper_thread(void *arg)
 			atomic_xchg(&dev->helper_kick, 0) ||
 			kthread_should_stop());
 		idle_since = local_clock();
-		while (!kthread_should_stop() && single_task_running() &&
-		       local_clock() - idle_since <
-		       (u64)READ_ONCE(spin_us) * NSEC_PER_USEC) {
+		while (!kthread_should_stop()) {
 			if (mlx_hw_helper_pass(dev))
 				idle_since = local_clock();
+			else if (!mlx_hw_helper_may_spin(dev) ||
+				 local_clock() - idle_since >=
+				 (u64)READ_ONCE(spin_us) * NSEC_PER_USEC)
+				break;
 			cond_resched();
 		}
 		/*
