@@ -409,9 +409,17 @@ static bool mlx_hw_engine_busy(struct mlx_hw_dev *dev)
  * spin_us, then sleeps until the thread finds more work than it can run
  * alone.
  */
-static unsigned int engine_helpers = MLX_HW_MAX_HELPERS;
+/*
+ * Off by default: where the processes busy-poll every CPU, a helper has no
+ * CPU of its own, and at nice -20 it takes one from a poller.  In
+ * tests/hca/fairness.vmtest (two processes of 32 QPs on a 2-vCPU 6.12
+ * guest) one helper made the processes serve their own posts (0.5 s of
+ * system time each, against 0.03 s without) and split their completions
+ * up to 3.5x apart, against 1.02-1.21x without.
+ */
+static unsigned int engine_helpers;
 module_param(engine_helpers, uint, 0444);
-MODULE_PARM_DESC(engine_helpers, "helper threads per device, besides the engine thread, at most one per further CPU (load time)");
+MODULE_PARM_DESC(engine_helpers, "helper threads per device, besides the engine thread, at most one per further CPU (load time; default 0)");
 
 /*
  * Wakes one sleeping helper, if the device has one: the token is taken by
