@@ -170,7 +170,7 @@ void mlx_hw_destroy_cq(struct ibx_cq *ibcq)
 	struct mlx_hw_cq *cq = to_mcq(ibcq);
 
 	xa_erase_bh(&dev->cq_xa, cq->cqn);
-	mlx_hw_obj_drain(&cq->obj);
+	mlx_hw_obj_drain(&cq->obj, "a CQ", NULL);
 	if (ibcq->uctx)
 		mlx_hw_mmap_remove(to_muctx(ibcq->uctx), cq->mmap_key);
 	mlx_hw_region_put(cq->region);

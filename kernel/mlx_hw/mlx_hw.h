@@ -536,7 +536,8 @@ int mlx_hw_mmap(struct ibx_ucontext *ibuctx, struct vm_area_struct *vma);
 void mlx_hw_obj_init(struct mlx_hw_obj_ref *obj);
 bool mlx_hw_obj_get(struct mlx_hw_obj_ref *obj);
 void mlx_hw_obj_put(struct mlx_hw_obj_ref *obj);
-void mlx_hw_obj_drain(struct mlx_hw_obj_ref *obj);
+void mlx_hw_obj_drain(struct mlx_hw_obj_ref *obj, const char *what,
+		      void (*holders)(struct mlx_hw_obj_ref *obj));
 
 /*
  * The object stored at @idx of @xa (a type with a struct mlx_hw_obj_ref

@@ -93,6 +93,43 @@ int mlx_hw_reg_mr(struct ibx_mr *ibmr, struct ibx_udata *udata)
 	return 0;
 }
 
+static void mlx_hw_sgl_report(struct mlx_hw_qp *qp, const char *list,
+			      const struct mlx_hw_sgl *sgl,
+			      const struct mlx_hw_mr *mr)
+{
+	u32 i;
+
+	for (i = 0; sgl->seg && i < sgl->num; i++)
+		if (sgl->seg[i].mr == mr)
+			pr_warn("mlx_hw: QP %u (state %d) %s segment %u holds it%s; sides %#x %#x\n",
+				qp->ibx.qp_num, READ_ONCE(qp->state), list, i,
+				sgl->parked ? " (parked!)" : "",
+				atomic_read(&qp->send_side.state),
+				atomic_read(&qp->recv_side.state));
+}
+
+/*
+ * For a deregistration that waits too long (mlx_hw_obj_drain): the QP
+ * lists that still point at the MR.  A racy look, only for the log.
+ */
+static void mlx_hw_mr_holders(struct mlx_hw_obj_ref *obj)
+{
+	struct mlx_hw_mr *mr = container_of(obj, struct mlx_hw_mr, key.obj);
+	struct mlx_hw_dev *dev = to_mdev(mr->ibx.dev);
+	struct mlx_hw_qp *qp;
+	unsigned long qpn;
+
+	xa_lock_bh(&dev->qp_xa);
+	xa_for_each(&dev->qp_xa, qpn, qp) {
+		mlx_hw_sgl_report(qp, "send WQE", &qp->req.sgl, mr);
+		mlx_hw_sgl_report(qp, "READ/atomic result", &qp->comp_scratch, mr);
+		mlx_hw_sgl_report(qp, "receive WQE", &qp->resp.rwqe, mr);
+		mlx_hw_sgl_report(qp, "WRITE target", &qp->resp.wr_dst, mr);
+		mlx_hw_sgl_report(qp, "READ source", &qp->resp_scratch, mr);
+	}
+	xa_unlock_bh(&dev->qp_xa);
+}
+
 void mlx_hw_dereg_mr(struct ibx_mr *ibmr)
 {
 	struct mlx_hw_dev *dev = to_mdev(ibmr->dev);
@@ -100,7 +137,7 @@ void mlx_hw_dereg_mr(struct ibx_mr *ibmr)
 
 	xa_erase_bh(&dev->mr_xa, mr->key.index);
 	/* The engine may be copying from/to it: wait until it is done. */
-	mlx_hw_obj_drain(&mr->key.obj);
+	mlx_hw_obj_drain(&mr->key.obj, "an MR", mlx_hw_mr_holders);
 }
 
 /*
@@ -140,7 +177,8 @@ int mlx_hw_rereg_mr(struct ibx_mr *ibmr, struct ibx_mr *ibnew,
 	xa_store(&dev->mr_xa, mr->key.index, &mr->key, GFP_ATOMIC);
 	spin_unlock_bh(&dev->bind_lock);
 	/* Users that resolved the key before the swap still hold @old. */
-	mlx_hw_obj_drain(&old->key.obj);
+	mlx_hw_obj_drain(&old->key.obj, "a re-registered MR",
+			 mlx_hw_mr_holders);
 	return 0;
 }
 

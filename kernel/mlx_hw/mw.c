@@ -86,7 +86,7 @@ void mlx_hw_dealloc_mw(struct ibx_mw *ibmw)
 	struct mlx_hw_mw *mw = to_mmw(ibmw);
 
 	xa_erase_bh(&dev->mr_xa, mw->key.index);
-	mlx_hw_obj_drain(&mw->key.obj);
+	mlx_hw_obj_drain(&mw->key.obj, "an MW", NULL);
 	/* No engine user is left: the binding is stable. */
 	if (mw->bound)
 		mlx_hw_mr_unbind_mw(dev, mw->mr_lkey);

@@ -795,7 +795,7 @@ void mlx_hw_destroy_qp(struct ibx_qp *ibqp)
 	 * that nothing schedules it (no reference can be taken), so the
 	 * timer can be stopped for good.
 	 */
-	mlx_hw_obj_drain(&qp->obj);
+	mlx_hw_obj_drain(&qp->obj, "a QP", NULL);
 	hrtimer_cancel(&qp->timer);
 	/* For good: nothing can offer it work now, so no resume. */
 	mutex_lock(&qp->ctrl_lock);

@@ -216,7 +216,7 @@ void mlx_hw_destroy_srq(struct ibx_srq *ibsrq)
 	 * may still be executing a request that names it.
 	 */
 	xa_erase_bh(&dev->srq_xa, srq->srqn);
-	mlx_hw_obj_drain(&srq->obj);
+	mlx_hw_obj_drain(&srq->obj, "an SRQ", NULL);
 	mlx_hw_mmap_remove(to_muctx(ibsrq->uctx), srq->mmap_key);
 	mlx_hw_region_put(srq->region);
 	mlx_hw_dbrec_free(to_muctx(ibsrq->uctx), &srq->dbrec);

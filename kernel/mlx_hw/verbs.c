@@ -27,11 +27,25 @@ void mlx_hw_obj_put(struct mlx_hw_obj_ref *obj)
 		complete(&obj->free);
 }
 
-/* Drops the object's own reference and waits for the engine's to go. */
-void mlx_hw_obj_drain(struct mlx_hw_obj_ref *obj)
+/*
+ * Drops the object's own reference and waits for the engine's to go.  The
+ * engine holds one for at most a run, so a wait that lasts is a reference
+ * leaked: every 10 s the wait says so, as unregister_netdevice() does,
+ * and @holders (may be NULL) names the lists that still hold the object.
+ */
+void mlx_hw_obj_drain(struct mlx_hw_obj_ref *obj, const char *what,
+		      void (*holders)(struct mlx_hw_obj_ref *obj))
 {
+	unsigned int secs = 0;
+
 	mlx_hw_obj_put(obj);
-	wait_for_completion(&obj->free);
+	while (!wait_for_completion_timeout(&obj->free, 10 * HZ)) {
+		secs += 10;
+		pr_warn("mlx_hw: destroying %s: %u engine references left after %u s\n",
+			what, refcount_read(&obj->ref), secs);
+		if (holders)
+			holders(obj);
+	}
 }
 
 /* ---------------- context ---------------- */
