@@ -59,14 +59,11 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/socket.h>
 #include "ctl_busy.h"
 
 struct busy_state g;
@@ -116,93 +113,18 @@ uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* --- the TCP control connection: one text line per message --------------- */
-
-void ctl_send(const char *fmt, ...)
+/* The peer's ABORT (wire_ctl.c): it gave up, and so does this side. */
+void ctl_peer_gave_up(void)
 {
-	char line[256];
-	ssize_t done = 0, r;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	while (done < n) {
-		r = write(g.sock, line + done, n - done);
-		if (r <= 0)
-			die("control connection: write: %s", strerror(errno));
-		done += r;
-	}
-}
-
-/* Reads a line; "ABORT" from the peer ends this side too. */
-void ctl_recv(char *line, size_t len)
-{
-	struct pollfd pfd = {.fd = g.sock, .events = POLLIN};
-	size_t n = 0;
-
-	while (n + 1 < len) {
-		if (poll(&pfd, 1, CTL_TIMEOUT_MS) != 1)
-			die("control connection: nothing from the peer in %d s",
-			    CTL_TIMEOUT_MS / 1000);
-		if (read(g.sock, line + n, 1) != 1)
-			die("control connection closed by the peer");
-		if (line[n] == '\n')
-			break;
-		n++;
-	}
-	line[n] = 0;
-	if (!strcmp(line, "ABORT")) {
-		fprintf(stderr, "ctl_busy %s: the peer gave up in round %u\n",
-			g.target ? "target" : "sender", g.round);
-		exit(1);
-	}
-}
-
-/* Whether a line from the peer waits (without blocking). */
-bool ctl_ready(void)
-{
-	struct pollfd pfd = {.fd = g.sock, .events = POLLIN};
-
-	return poll(&pfd, 1, 0) == 1;
+	fprintf(stderr, "ctl_busy %s: the peer gave up in round %u\n",
+		g.target ? "target" : "sender", g.round);
+	exit(1);
 }
 
 /* A failed check that leaves the round meaningless: tell the peer, stop. */
 static void abort_run(void)
 {
 	ctl_send("ABORT\n");
-}
-
-static void connect_tcp(const char *host, const char *port)
-{
-	struct addrinfo hints = {.ai_family = AF_INET,
-				 .ai_socktype = SOCK_STREAM,
-				 .ai_flags = host ? 0 : AI_PASSIVE},
-			*res;
-	int one = 1, fd, err;
-
-	err = getaddrinfo(host, port, &hints, &res);
-	if (err)
-		die("getaddrinfo %s:%s: %s", host ? host : "*", port,
-		    gai_strerror(err));
-	fd = socket(res->ai_family, res->ai_socktype, 0);
-	if (fd < 0)
-		die("socket: %s", strerror(errno));
-	if (host) {
-		if (connect(fd, res->ai_addr, res->ai_addrlen))
-			die("connect %s:%s: %s", host, port, strerror(errno));
-		g.sock = fd;
-	} else {
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 1))
-			die("listen on port %s: %s", port, strerror(errno));
-		g.sock = accept(fd, NULL, NULL);
-		if (g.sock < 0)
-			die("accept: %s", strerror(errno));
-		close(fd);
-	}
-	freeaddrinfo(res);
 }
 
 /* "WORD qpn psn rkey addr gid": this round's QP, to the peer. */
@@ -490,7 +412,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mtu_enum(g.mtu);
 	open_device(dev);
-	connect_tcp(g.target ? NULL : argv[optind], port);
+	ctl_timeout_ms = CTL_TIMEOUT_MS;
+	ctl_connect(g.target ? NULL : argv[optind], port);
 	if (g.target)
 		target_run();
 	else

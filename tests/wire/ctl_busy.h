@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * ctl_busy.h - what the parts of ctl_busy share: ctl_busy.c (set-up, the
- * control connection, the messages, main), ctl_busy_send.c (the sender's
- * stream) and ctl_busy_target.c (the target's steps).  See ctl_busy.c for
- * the program.
+ * coordinates and messages, main), ctl_busy_send.c (the sender's
+ * stream) and ctl_busy_target.c (the target's steps); wire_ctl.c is the
+ * control connection.  See ctl_busy.c for the program.
  */
 #ifndef CTL_BUSY_H
 #define CTL_BUSY_H
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <infiniband/verbs.h>
 #include "check.h"
+#include "wire_ctl.h"
 
 #define SEND_DEPTH 32	/* send WRs in flight */
 #define RECVS 64	/* receives the target keeps posted */
@@ -83,7 +84,7 @@ struct counters {
 struct busy_state {
 	bool target; /* the server side */
 	bool ours;   /* the device is mlx_hw: its counters exist */
-	int mtu, gid_index, sock;
+	int mtu, gid_index;
 	unsigned int budget_s; /* -T: rounds start until then */
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -104,10 +105,6 @@ struct busy_state {
 extern struct busy_state g;
 
 /* ctl_busy.c */
-void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-void ctl_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void ctl_recv(char *line, size_t len);
-bool ctl_ready(void);
 uint64_t now_ms(void);
 struct msg_shape msg_shape(uint32_t round, uint32_t seq);
 void msg_fill(uint8_t *p, uint32_t len, uint32_t round, uint32_t seq,

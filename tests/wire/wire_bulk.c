@@ -254,7 +254,7 @@ void run_bulk(void)
 	enum bulk_op op;
 
 	/* Transfers may take long on a lossy link: the peer waits. */
-	g.ctl_timeout_ms = 600000;
+	ctl_timeout_ms = 600000;
 	g.size = BULK_MSG;
 	for (op = 0; op < N_BULK; op++) {
 		if (!strchr(g.bulk_ops, "swr"[op]))
@@ -278,7 +278,7 @@ static pid_t hook_start(void)
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	if (!pid) {
-		close(g.sock);
+		close(ctl_sock);
 		execl("/bin/sh", "sh", "-c", g.hook, (char *)NULL);
 		_exit(127);
 	}

@@ -76,7 +76,8 @@ void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "wire_data %s: ", g.server ? "server" : "client");
+	fprintf(stderr, "wire_data %s: msg %u: ", g.server ? "server" : "client",
+		g.msg);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -84,50 +85,12 @@ void die(const char *fmt, ...)
 	exit(2);
 }
 
-/* --- the TCP control connection: one text line per message --------------- */
-
-void ctl_send(const char *fmt, ...)
+/* The peer's ABORT (wire_ctl.c): it gave up, and so does this side. */
+void ctl_peer_gave_up(void)
 {
-	char line[256];
-	va_list ap;
-	ssize_t done = 0, r;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	while (done < n) {
-		r = write(g.sock, line + done, n - done);
-		if (r <= 0)
-			die("control connection: write: %s", strerror(errno));
-		done += r;
-	}
-}
-
-/* Reads a line; "ABORT" from the peer ends this side too. */
-void ctl_recv(char *line, size_t len)
-{
-	struct pollfd pfd = {.fd = g.sock, .events = POLLIN};
-	size_t n = 0;
-
-	while (n + 1 < len) {
-		if (poll(&pfd, 1, g.ctl_timeout_ms) != 1)
-			die("control connection: nothing from the peer in %d s "
-			    "(msg %u)",
-			    g.ctl_timeout_ms / 1000, g.msg);
-		if (read(g.sock, line + n, 1) != 1)
-			die("control connection closed by the peer (msg %u)",
-			    g.msg);
-		if (line[n] == '\n')
-			break;
-		n++;
-	}
-	line[n] = 0;
-	if (!strncmp(line, "ABORT", 5)) {
-		fprintf(stderr, "wire_data %s: the peer gave up at msg %u\n",
-			g.server ? "server" : "client", g.msg);
-		exit(1);
-	}
+	fprintf(stderr, "wire_data %s: the peer gave up at msg %u\n",
+		g.server ? "server" : "client", g.msg);
+	exit(1);
 }
 
 /* Waits for "<word> <msg> ..." and returns the rest of the line's number. */
@@ -152,37 +115,6 @@ void abort_run(void)
 		"wire_data %s: mtu %d: aborted at msg %u after %u failures\n",
 		g.server ? "server" : "client", g.mtu, g.msg, check_failures);
 	exit(1);
-}
-
-static void connect_tcp(const char *host, const char *port)
-{
-	struct addrinfo hints = {.ai_family = AF_INET,
-				 .ai_socktype = SOCK_STREAM,
-				 .ai_flags = host ? 0 : AI_PASSIVE},
-			*res;
-	int one = 1, fd, err;
-
-	err = getaddrinfo(host, port, &hints, &res);
-	if (err)
-		die("getaddrinfo %s:%s: %s", host ? host : "*", port,
-		    gai_strerror(err));
-	fd = socket(res->ai_family, res->ai_socktype, 0);
-	if (fd < 0)
-		die("socket: %s", strerror(errno));
-	if (host) {
-		if (connect(fd, res->ai_addr, res->ai_addrlen))
-			die("connect %s:%s: %s", host, port, strerror(errno));
-		g.sock = fd;
-	} else {
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 1))
-			die("listen on port %s: %s", port, strerror(errno));
-		g.sock = accept(fd, NULL, NULL);
-		if (g.sock < 0)
-			die("accept: %s", strerror(errno));
-		close(fd);
-	}
-	freeaddrinfo(res);
 }
 
 /* Sends our QP's coordinates and reads the peer's. */
@@ -407,7 +339,7 @@ int main(int argc, char **argv)
 	g.max_msg = MAX_MSG;
 	g.timeout = 14;
 	g.retry_cnt = 7;
-	g.ctl_timeout_ms = CTL_TIMEOUT_MS;
+	ctl_timeout_ms = CTL_TIMEOUT_MS;
 	g.bulk_ops = "swr";
 	while ((c = getopt(argc, argv, "b:c:C:d:g:lm:M:Oo:p:r:s:t:u:")) != -1) {
 		switch (c) {
@@ -482,7 +414,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mtu_enum(g.mtu);
 	open_device(dev);
-	connect_tcp(g.server ? NULL : argv[optind], port);
+	ctl_connect(g.server ? NULL : argv[optind], port);
 	exchange();
 	connect_qp();
 

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -19,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <infiniband/verbs.h>
 #include "check.h"
+#include "wire_ctl.h"
 
 #define MAX_MSG (1u << 20)
 #define MSG_BASE 64		     /* bytes of guard before a message */
@@ -53,14 +52,13 @@ enum cut_mode { CUT_NONE, CUT_STREAM, CUT_QUIET };
 
 struct wire_state {
 	bool server;
-	int mtu, gid_index, sock;
+	int mtu, gid_index;
 	unsigned int seed;
 	unsigned int bulk_mib;	/* -b: bulk mode, MiB per transfer */
 	const char *bulk_ops;	/* -o: of SEND, WRITE, READ ("swr") */
 	enum cut_mode cut;	/* -c */
 	const char *hook;	/* -C: the command that cuts the link */
 	int timeout, retry_cnt; /* -t, -r: the QP's ACK timeout, retry count */
-	int ctl_timeout_ms;	/* longest wait for the peer's next line */
 	size_t buf_size;	/* bytes registered at buf */
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -85,10 +83,6 @@ struct wire_state {
 
 extern struct wire_state g;
 
-void die(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
-void ctl_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void ctl_recv(char *line, size_t len);
 uint32_t ctl_expect(const char *word, unsigned int msg);
 void abort_run(void) __attribute__((noreturn));
 void post_send(struct ibv_send_wr *wr, void *addr, size_t len);
