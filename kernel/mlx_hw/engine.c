@@ -398,8 +398,8 @@ static bool mlx_hw_engine_busy(struct mlx_hw_dev *dev)
 /* ---------------- helper threads ---------------- */
 
 /*
- * The message rate grows with CPUs: while the thread runs one QP and more
- * wait on the run list, a helper thread (one per further CPU, up to
+ * Helper threads, opt-in (engine_helpers): while the thread runs one QP
+ * and more wait on the run list, a helper (one per further CPU, up to
  * MLX_HW_MAX_HELPERS) takes them, on another CPU.  Helpers run only the
  * run list: the doorbell rings, the NEED_WAKEUP handshake and the
  * heartbeat's promise are the thread's.  A side of a QP still runs in one
@@ -408,8 +408,7 @@ static bool mlx_hw_engine_busy(struct mlx_hw_dev *dev)
  * thread does, while its CPU is free and the thread awake, for at most
  * spin_us, then sleeps until the thread finds more work than it can run
  * alone.
- */
-/*
+ *
  * Off by default: where the processes busy-poll every CPU, a helper has no
  * CPU of its own, and at nice -20 it takes one from a poller.  In
  * tests/hca/fairness.vmtest (two processes of 32 QPs on a 2-vCPU 6.12
