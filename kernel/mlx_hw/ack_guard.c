@@ -33,7 +33,7 @@
  * covers only the lost PSNs themselves: plain loss is not slowed.
  */
 #include "mlx_hw.h"
-#include "resp.h"
+#include "responder.h"
 
 static bool mlx_hw_ackg_test(const unsigned long *map, u32 psn)
 {

@@ -7,7 +7,7 @@
  * to MIGRATED), the requester makes when its retries on the primary path
  * run out, and the responder makes when the peer shows it has migrated.
  *
- * The paths and the state change in a path write section (qp.h:
+ * The paths and the state change in a path write section (model.h:
  * path_lock, path_seq): modify_qp, the completer, the service of a
  * migration the peer asked for.  recv.c compares a packet's source with
  * them in a read section.

@@ -9,8 +9,6 @@
 #include <linux/seq_file.h>
 #include "mlx_hw.h"
 
-atomic_t mlx_hw_region_count;
-
 static struct dentry *mlx_hw_debugfs_root;
 
 static unsigned long mlx_hw_xa_count(struct xarray *xa)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * device.c - device attributes, port state, the GID table and counters.
+ * device.c - the devices (their list, which the wire's receive path and
+ * the loopback read under RCU), their attributes, port state, the GID
+ * table and counters.
  */
 #include <linux/inetdevice.h>
 #include <linux/etherdevice.h>
@@ -9,6 +11,51 @@
 #include <net/addrconf.h>
 #include <net/if_inet6.h>
 #include "mlx_hw.h"
+
+LIST_HEAD(mlx_hw_devices);		/* RCU readers: loopback, wire rx */
+DEFINE_SPINLOCK(mlx_hw_devices_lock);	/* list changes (main.c binds) */
+
+/* The device bound to @ndev, for the wire's receive path; RCU held. */
+struct mlx_hw_dev *mlx_hw_dev_by_ndev_rcu(struct net_device *ndev)
+{
+	struct mlx_hw_dev *dev;
+
+	list_for_each_entry_rcu(dev, &mlx_hw_devices, list)
+		if (dev->ndev == ndev)
+			return READ_ONCE(dev->port_active) ? dev : NULL;
+	return NULL;
+}
+
+/*
+ * The device of @src's namespace that owns GID @gid, with its port active
+ * if @active, or NULL; RCU held, which keeps it from being freed.  Another
+ * namespace is reached through its netdevs, as another host: it may use
+ * the same addresses.
+ */
+struct mlx_hw_dev *mlx_hw_local_dev(struct mlx_hw_dev *src,
+				    const union ibx_gid *gid, bool active)
+{
+	struct net *net = mlx_hw_dev_net(src);
+	struct mlx_hw_dev *dev;
+
+	list_for_each_entry_rcu(dev, &mlx_hw_devices, list)
+		if ((!active || READ_ONCE(dev->port_active)) &&
+		    net_eq(mlx_hw_dev_net(dev), net) &&
+		    mlx_hw_dev_has_gid(dev, gid))
+			return dev;
+	return NULL;
+}
+
+/* Whether @gid is a GID of a device of @src's namespace (a loopback AV). */
+bool mlx_hw_gid_is_local(struct mlx_hw_dev *src, const union ibx_gid *gid)
+{
+	bool found;
+
+	rcu_read_lock();
+	found = mlx_hw_local_dev(src, gid, false);
+	rcu_read_unlock();
+	return found;
+}
 
 /* Bytes of Ethernet/IP/UDP/BTH/... overhead subtracted from the netdev MTU. */
 #define MLX_HW_MAX_HDR_LEN	80
@@ -50,7 +97,6 @@ void mlx_hw_dev_init_attr(struct mlx_hw_dev *dev)
 	u8 eui[8];
 
 	strscpy(dev->ibx.name, "mlx_hw%d", sizeof(dev->ibx.name));
-	dev->ibx.ops = &mlx_hw_ops;
 	strscpy(dev->ibx.fw_ver, "1.0.0", sizeof(dev->ibx.fw_ver));
 	strscpy(dev->ibx.hca_type, "MLX_HW", sizeof(dev->ibx.hca_type));
 	strscpy(dev->ibx.board_id, "IBX0000004D48", sizeof(dev->ibx.board_id));

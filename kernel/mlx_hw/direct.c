@@ -7,9 +7,9 @@
  * the responder runs its state machine on that, in the requester's
  * context, and copies the payload straight from the sender's memory into
  * the receive buffers or the WRITE's target: one copy, no sk_buff, no IP
- * or UDP header, no queue.  Its ACK or NAK goes back the same way, into
- * the requester's mailbox (qp->comp.direct), which the completer takes
- * before the requester sends on (comp.c).
+ * or UDP header, no queue.  Its ACK or NAK goes back the same way
+ * (resp_tx.c), into the requester's mailbox (qp->comp.direct), which the
+ * completer takes before the requester sends on (comp.c).
  *
  * The responder executes exactly what a packet would make it execute, so
  * the semantics are the packet path's; this is only a shorter way there.
@@ -28,7 +28,7 @@
  */
 #include <linux/moduleparam.h>
 #include "mlx_hw.h"
-#include "resp.h"
+#include "responder.h"
 
 static bool lo_direct = true;
 module_param(lo_direct, bool, 0644);
@@ -83,18 +83,6 @@ static bool mlx_hw_direct_ready(struct mlx_hw_qp *peer, struct mlx_hw_qp *from,
 	return !mlx_hw_apm_rcv(peer, &av->sgid, mlx_hw_bth_mig(rx->hdr));
 }
 
-/* Counts @rx as the packet it stands for, at both ends. */
-static void mlx_hw_direct_count(struct mlx_hw_dev *src, struct mlx_hw_dev *dst,
-				const struct mlx_hw_rx *rx, bool ack)
-{
-	mlx_hw_count(src, ack ? MLX_HW_CNT_TX_ACKS : MLX_HW_CNT_TX_REQUESTS, 1);
-	mlx_hw_count(src, MLX_HW_CNT_TX_PACKETS, 1);
-	mlx_hw_count(src, MLX_HW_CNT_TX_BYTES, rx->pkt.paylen);
-	mlx_hw_count(dst, ack ? MLX_HW_CNT_RX_ACKS : MLX_HW_CNT_RX_REQUESTS, 1);
-	mlx_hw_count(dst, MLX_HW_CNT_RX_PACKETS, 1);
-	mlx_hw_count(dst, MLX_HW_CNT_RX_BYTES, rx->pkt.paylen);
-}
-
 /*
  * Executes the request segment @rx of @from at the QP of this host it is
  * for (@av names its device), if that QP's responder is ready for it;
@@ -109,7 +97,7 @@ bool mlx_hw_direct_deliver(struct mlx_hw_qp *from, const struct mlx_hw_av *av,
 	bool done = false;
 
 	rcu_read_lock();
-	dev = mlx_hw_loopback_dev(to_mdev(from->ibx.dev), &av->dgid);
+	dev = mlx_hw_local_dev(to_mdev(from->ibx.dev), &av->dgid, true);
 	if (dev)
 		peer = mlx_hw_qp_get(dev, rx->pkt.qpn);
 	rcu_read_unlock();
@@ -138,33 +126,4 @@ bool mlx_hw_direct_deliver(struct mlx_hw_qp *from, const struct mlx_hw_av *av,
 out:
 	mlx_hw_qp_put(peer);
 	return done;
-}
-
-/*
- * A responder's ACK or NAK for the direct request it is executing: into
- * the requester's mailbox, the latest replacing any earlier one.  The
- * requester's send side is owned by the context that runs this.
- */
-void mlx_hw_direct_answer(struct mlx_hw_qp *qp, u8 syndrome, u32 psn,
-			  u32 msn)
-{
-	struct mlx_hw_qp *to = qp->resp.answer_to;
-	struct mlx_hw_rx ack = {};
-	enum mlx_hw_counter why;
-	struct mlx_hw_av av;
-
-	mlx_hw_qp_dbg(qp, "direct answer 0x%x psn %u\n", syndrome, psn);
-	/* What recv.c checks of an ACK: it comes from the peer's address. */
-	mlx_hw_qp_av(qp, &av);
-	why = mlx_hw_apm_rcv(to, &av.sgid, mlx_hw_apm_migreq(qp));
-	if (why) {
-		mlx_hw_count(to_mdev(to->ibx.dev), why, 1);
-		return;
-	}
-	to->comp.direct.syndrome = syndrome;
-	to->comp.direct.psn = psn;
-	to->comp.direct.msn = msn;
-	to->comp.direct.valid = true;
-	mlx_hw_direct_count(to_mdev(qp->ibx.dev), to_mdev(to->ibx.dev), &ack,
-			    true);
 }

@@ -8,7 +8,7 @@
  * per MLX_HW_CNP_INTERVAL_NS; and a CNP shrinks the sender's congestion
  * window (cwnd.c), so it slows down before anything is lost.
  *
- * recv.c notes the mark (mlx_hw_ecn_rcv) and queues CNPs for the
+ * recv.c notes the mark (mlx_hw_ecn_rcv()) and queues CNPs for the
  * completer; the responder and the completer answer marks as they take
  * packets (mlx_hw_ecn_answer), in their own contexts, which may allocate.
  */
@@ -18,31 +18,6 @@
 
 /* As mlx5's default min_time_between_cnps (4 us), rounded up. */
 #define MLX_HW_CNP_INTERVAL_NS	(4 * NSEC_PER_USEC)
-
-/* The ECN field a packet leaves with: CNPs not ECN-capable, as mlx5's. */
-u8 mlx_hw_ecn_tos(struct sk_buff *skb, u8 traffic_class)
-{
-	u8 ecn = mlx_hw_pkt(skb)->opcode == MLX_HW_OPC_CNP ?
-		 INET_ECN_NOT_ECT : INET_ECN_ECT_0;
-
-	return (traffic_class & ~INET_ECN_MASK) | ecn;
-}
-
-/* Notes a CE mark on an arriving packet (its IP header at the network header). */
-void mlx_hw_ecn_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb)
-{
-	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
-	u8 ecn;
-
-	if (pkt->flags & MLX_HW_PKT_IPV6)
-		ecn = ipv6_get_dsfield(ipv6_hdr(skb)) & INET_ECN_MASK;
-	else
-		ecn = ip_hdr(skb)->tos & INET_ECN_MASK;
-	if (ecn != INET_ECN_CE)
-		return;
-	pkt->flags |= MLX_HW_PKT_CE;
-	mlx_hw_count(dev, MLX_HW_CNT_ECN_MARKED, 1);
-}
 
 /*
  * Answers a CE-marked packet of a connected QP with a CNP to its peer QP:

@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * engine.c - when the "hardware" runs.  A packet from the wire runs the
- * side of its QP that takes it (the completer and requester for a
- * response, the responder for a request) in the softirq that received it
- * (mlx_hw_qp_offer()).  The rest is done in passes, by one kernel thread
- * per device and by the callers of MLX_HW_IOCTL_WAKE: a pass consumes the
- * doorbell rings (doorbell.c: the thread every context's, a WAKE caller
- * its own), which name the QPs that were rung and the CQs that were
- * armed, and runs each QP on the run list: completer and requester, then
- * responder, or the flush of a QP in ERR.  QPs join the run list when
- * their doorbell is consumed, a packet arrives for them where they cannot
- * run, their timer fires, their state changes, or a run leaves work for
- * later; a pass never looks at an idle QP.  A side runs in one context at
- * a time (side.c).  The sleep/wake protocol is the NEED_WAKEUP handshake
- * of docs/prm.md section 2.
+ * engine.c - what the "hardware" does when it runs, and its thread.  A run
+ * of a QP's side (sched.c says when, and in which context) does what the
+ * QP's state asks: the completer and requester for the send side, the
+ * responder for the receive side, or their flush in ERR.  The rest is
+ * done in passes, by one kernel thread per device and by the callers of
+ * MLX_HW_IOCTL_WAKE: a pass consumes the doorbell rings (doorbell.c: the
+ * thread every context's, a WAKE caller its own), which name the QPs that
+ * were rung and the CQs that were armed; the thread then drains the run
+ * list.  QPs join the run list when their doorbell is consumed, a packet
+ * arrives for them where they cannot run, their timer fires, their state
+ * changes, or a run leaves work for later; a pass never looks at an idle
+ * QP.  The sleep/wake protocol is the NEED_WAKEUP handshake of
+ * docs/prm.md section 2.
  */
 #include <linux/kthread.h>
 #include <linux/sched.h>
@@ -25,92 +24,9 @@
 #endif
 #include "mlx_hw.h"
 
-static unsigned int spin_us = 50;
-module_param(spin_us, uint, 0644);
-MODULE_PARM_DESC(spin_us, "engine idle spin before sleeping (microseconds)");
-
 static unsigned int stale_us = 1000;
 module_param(stale_us, uint, 0644);
 MODULE_PARM_DESC(stale_us, "an awake engine thread whose heartbeat is this old (microseconds) is not running: posts serve themselves (0: never)");
-
-/*
- * Records that the thread should look and wakes it if it sleeps; an awake
- * thread sees the kick at its next look without a trip through the wait
- * queue lock.  wq_has_sleeper()'s barrier orders the kick store before the
- * sleeper check, pairing with the one in prepare_to_wait().
- */
-void mlx_hw_engine_kick(struct mlx_hw_dev *dev)
-{
-	atomic_set(&dev->kick, 1);
-	if (wq_has_sleeper(&dev->engine_wq))
-		wake_up(&dev->engine_wq);
-}
-
-/*
- * The engine's heartbeat (docs/prm.md 2.4): one more look at the work.
- * The thread and its helpers write it (an increment lost between two of
- * them still moves it); the provider reads it when NEED_WAKEUP is clear,
- * and a heartbeat that stands still for stale_us tells it that the
- * thread, though awake, is not running (its vCPU preempted, its CPU
- * taken), so the post calls WAKE and serves itself.
- */
-static void mlx_hw_engine_beat(struct mlx_hw_dev *dev)
-{
-	struct mlx_hw_engine_page *page = dev->engine_page;
-
-	WRITE_ONCE(page->heartbeat,
-		   cpu_to_le32(le32_to_cpu(page->heartbeat) + 1));
-}
-
-/* The heartbeat's parameters, for the provider's side of it. */
-static void mlx_hw_engine_publish(struct mlx_hw_dev *dev)
-{
-	struct mlx_hw_engine_page *page = dev->engine_page;
-
-	WRITE_ONCE(page->stale_us, cpu_to_le32(READ_ONCE(stale_us)));
-#ifdef CONFIG_X86
-	/* The provider's clock: rdtsc is cheap where the clocksource is not. */
-	WRITE_ONCE(page->tsc_khz, cpu_to_le32(tsc_khz));
-#endif
-}
-
-/*
- * Services per pass, so that new doorbells are looked at in between.  A QP
- * already on the run list (an ACK arrived for it) finds the WQEs posted
- * before its run begins by itself, while one that went idle waits for the
- * pass that reads its ring entry; with 256, 64 streaming QPs split into
- * some served every round and others every other round or worse (3.5x
- * apart in tests/hca/fairness.vmtest).  32 keeps the wait for the ring
- * under a quarter of such a round; a pass costs one look per context more.
- */
-#define MLX_HW_RUN_BUDGET	32
-
-/* ---------------- the run list ---------------- */
-
-/*
- * Puts @qp on its device's run list (with a reference) so that a pass runs
- * it; from any context.  A QP being run is not queued again but marked to
- * run once more when that run ends, so no two contexts ever run one QP at
- * a time.  A pass under way drains the list before it ends, so only when
- * none is does the thread need a kick.
- */
-void mlx_hw_qp_schedule(struct mlx_hw_qp *qp)
-{
-	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
-	bool kick = false;
-	unsigned long flags;
-
-	spin_lock_irqsave(&dev->run_lock, flags);
-	if (qp->running) {
-		qp->rerun = true;
-	} else if (list_empty(&qp->run_node) && mlx_hw_obj_get(&qp->obj)) {
-		list_add_tail(&qp->run_node, &dev->run_list);
-		kick = !dev->runners;
-	}
-	spin_unlock_irqrestore(&dev->run_lock, flags);
-	if (kick)
-		mlx_hw_engine_kick(dev);
-}
 
 /* The send side's run: what the QP's state asks of it; true if it flushed. */
 static bool mlx_hw_run_send_side(struct mlx_hw_qp *qp)
@@ -167,193 +83,24 @@ static bool mlx_hw_run_recv_side(struct mlx_hw_qp *qp)
 	return flushed;
 }
 
-/*
- * Runs an inline context gives one side: the work it found and the answers
- * that work brought back (a loopback ACK, the next READ responses), not a
- * stream that another thread keeps posting to, which would hold the
- * caller's system call (or the softirq, BH off) for as long as it lasts.
- */
-#define MLX_HW_INLINE_RUNS	4
+/* What a run does, for the scheduler (sched.c). */
+static const struct mlx_hw_sched_ops mlx_hw_engine_sched_ops = {
+	.prepare	= mlx_hw_apm_service,
+	.run_send	= mlx_hw_run_send_side,
+	.run_recv	= mlx_hw_run_recv_side,
+	.flush_held	= mlx_hw_loopback_flush,
+};
 
-/*
- * Runs one side of a QP if no other context does (side.c); one that does
- * runs it again for us.  Work offered during the run is run at once if
- * @to_completion (an inline run; up to MLX_HW_INLINE_RUNS runs), else left
- * for the run list, behind the QPs that wait there (the thread: fairness,
- * docs/prm.md 2.2).  True if the QP must run again later (a flush in
- * progress, work left).
- */
-static bool mlx_hw_run_side(struct mlx_hw_qp *qp, struct mlx_hw_side *side,
-			    bool (*run)(struct mlx_hw_qp *qp),
-			    bool to_completion)
+/* The heartbeat's parameters, for the provider's side of it. */
+static void mlx_hw_engine_publish(struct mlx_hw_dev *dev)
 {
-	unsigned int runs = 0;
-	bool again = false, offered, keep;
+	struct mlx_hw_engine_page *page = dev->engine_page;
 
-	if (!mlx_hw_side_begin(side))
-		return false;
-	do {
-		again |= run(qp);
-		keep = to_completion && ++runs < MLX_HW_INLINE_RUNS;
-		offered = mlx_hw_side_end(side, keep);
-	} while (offered && keep);
-	return again || offered;
-}
-
-/*
- * Run to completion (docs/prm.md 2.3).  Work runs in the context that has
- * it, without waiting for the thread to win a CPU from the processes that
- * poll: a WAKE caller runs the QPs it rang, the softirq of the wire runs
- * the side a packet is for, and either runs, one level down, the side of
- * a QP of this host its packets reach: the peer's responder of a loopback
- * ping-pong.  Deeper than that, work for a side some context runs (the
- * ACK for the requester below us) is left to that owner, which runs once
- * more, and other work goes on the run list: two QPs that answer each
- * other never recurse.  An inline run has BH off, so the per-CPU depth is
- * its own.  What a run leaves (budgets, a long READ response stream, a
- * flush, timers) goes on the run list.
- */
-#define MLX_HW_INLINE_DEPTH	2
-static DEFINE_PER_CPU(unsigned int, mlx_hw_inline_depth);
-
-/* Runs what @send (else the receive side) of @qp has; BH off. */
-static void mlx_hw_run_inline(struct mlx_hw_qp *qp, bool send)
-{
-	bool more;
-
-	__this_cpu_inc(mlx_hw_inline_depth);
-	mlx_hw_apm_service(qp);
-	more = send ? mlx_hw_run_side(qp, &qp->send_side, mlx_hw_run_send_side,
-				      true) :
-		      mlx_hw_run_side(qp, &qp->recv_side, mlx_hw_run_recv_side,
-				      true);
-	__this_cpu_dec(mlx_hw_inline_depth);
-	if (more)
-		mlx_hw_qp_schedule(qp);
-}
-
-/* Whether a packet's side may run here (see above). */
-static bool mlx_hw_may_run_inline(void)
-{
-	unsigned int depth;
-
-	if (in_hardirq() || !in_softirq())
-		return false;
-	depth = __this_cpu_read(mlx_hw_inline_depth);
-	return depth ? depth < MLX_HW_INLINE_DEPTH : in_serving_softirq();
-}
-
-/*
- * A packet was queued for a side of @qp: a response for the send side
- * (@send), a request for the receive side.  It runs here if this is the
- * wire's softirq or an inline run that may go one level down; else its
- * owner runs it once more, or the QP goes on the run list.  Any context.
- */
-void mlx_hw_qp_offer(struct mlx_hw_qp *qp, bool send)
-{
-	if (mlx_hw_may_run_inline())
-		mlx_hw_run_inline(qp, send);
-	else if (!mlx_hw_side_again(send ? &qp->send_side : &qp->recv_side))
-		mlx_hw_qp_schedule(qp);
-}
-
-/*
- * A WAKE caller rang @qp: both its sides run now, in the caller's context
- * (the receive side for the flush of receives posted in ERR, or requests
- * that wait).  Process context.
- */
-void mlx_hw_qp_run_here(struct mlx_hw_qp *qp)
-{
-	local_bh_disable();
-	mlx_hw_run_inline(qp, true);
-	mlx_hw_run_inline(qp, false);
-	local_bh_enable();
-}
-
-/*
- * The send side of @qp runs now, in the caller's context, whatever its
- * doorbells (still in the ring, say) have asked so far.  What it leaves
- * goes on the run list.  Process context.
- */
-void mlx_hw_qp_send_here(struct mlx_hw_qp *qp)
-{
-	local_bh_disable();
-	mlx_hw_run_inline(qp, true);
-	local_bh_enable();
-}
-
-/* Runs one QP on the run list: what its state asks of each side. */
-static void mlx_hw_service_qp(struct mlx_hw_qp *qp)
-{
-	bool again;
-
-	mlx_hw_apm_service(qp);
-	again = mlx_hw_run_side(qp, &qp->send_side, mlx_hw_run_send_side,
-				false);
-	again |= mlx_hw_run_side(qp, &qp->recv_side, mlx_hw_run_recv_side,
-				 false);
-	/*
-	 * Work offered while it ran, and a flush, which works within a
-	 * budget and goes on while it makes progress (no doorbell announces
-	 * what is left): the QP runs again, behind the others.
-	 */
-	if (again)
-		mlx_hw_qp_schedule(qp);
-}
-
-static void mlx_hw_helper_wake(struct mlx_hw_dev *dev);
-
-/*
- * Runs the QPs of the run list (and a packet loopback held back) until
- * none is left or the budget is spent; ends the pass begun by
- * mlx_hw_engine_pass().  True if it ran any.
- */
-static bool mlx_hw_run(struct mlx_hw_dev *dev)
-{
-	unsigned int budget = MLX_HW_RUN_BUDGET;
-	struct mlx_hw_qp *qp;
-	bool did = false, more;
-
-	for (;;) {
-		spin_lock_irq(&dev->run_lock);
-		qp = budget ? list_first_entry_or_null(&dev->run_list,
-						       struct mlx_hw_qp,
-						       run_node) : NULL;
-		if (qp) {
-			list_del_init(&qp->run_node);
-			qp->running = true;
-			more = !list_empty(&dev->run_list);
-		} else if (!budget || !READ_ONCE(dev->lo_held)) {
-			dev->runners--;
-			spin_unlock_irq(&dev->run_lock);
-			return did;
-		}
-		spin_unlock_irq(&dev->run_lock);
-		if (!qp) {
-			mlx_hw_loopback_flush(dev);
-			continue;
-		}
-		/* More QPs wait while this one runs: a helper takes some. */
-		if (more)
-			mlx_hw_helper_wake(dev);
-		mlx_hw_service_qp(qp);
-		mlx_hw_engine_beat(dev);
-		mlx_hw_count(dev, MLX_HW_CNT_QP_RUNS, 1);
-		/* Scheduled while it ran: back on the list, the ref with it. */
-		spin_lock_irq(&dev->run_lock);
-		qp->running = false;
-		if (qp->rerun) {
-			qp->rerun = false;
-			list_add_tail(&qp->run_node, &dev->run_list);
-			qp = NULL;
-		}
-		spin_unlock_irq(&dev->run_lock);
-		if (qp)
-			mlx_hw_qp_put(qp);
-		budget--;
-		did = true;
-		cond_resched();
-	}
+	WRITE_ONCE(page->stale_us, cpu_to_le32(READ_ONCE(stale_us)));
+#ifdef CONFIG_X86
+	/* The provider's clock: rdtsc is cheap where the clocksource is not. */
+	WRITE_ONCE(page->tsc_khz, cpu_to_le32(tsc_khz));
+#endif
 }
 
 /*
@@ -364,12 +111,10 @@ static bool mlx_hw_engine_pass(struct mlx_hw_dev *dev)
 {
 	bool did;
 
-	spin_lock_irq(&dev->run_lock);
-	dev->runners++;
-	spin_unlock_irq(&dev->run_lock);
+	mlx_hw_sched_enter(dev);
 	/* A runner now: scheduling a QP rung does not wake the thread. */
 	did = mlx_hw_db_consume_all(dev);
-	did |= mlx_hw_run(dev);
+	did |= mlx_hw_sched_run(dev);
 	return did;
 }
 
@@ -387,134 +132,6 @@ static bool mlx_hw_wake_pass(struct mlx_hw_ucontext *uctx, u32 rung)
 		did = true;
 	}
 	return mlx_hw_db_consume(uctx) || did;
-}
-
-/* Work is waiting for the next pass. */
-static bool mlx_hw_engine_busy(struct mlx_hw_dev *dev)
-{
-	return !list_empty_careful(&dev->run_list);
-}
-
-/* ---------------- helper threads ---------------- */
-
-/*
- * Helper threads, opt-in (engine_helpers): while the thread runs one QP
- * and more wait on the run list, a helper (one per further CPU, up to
- * MLX_HW_MAX_HELPERS) takes them, on another CPU.  Helpers run only the
- * run list: the doorbell rings, the NEED_WAKEUP handshake and the
- * heartbeat's promise are the thread's.  A side of a QP still runs in one
- * context at a time (side.c), and a QP is on the list once, so two
- * runners never run one QP.  A helper spins for the next QP as the
- * thread does, while its CPU is free and the thread awake, for at most
- * spin_us, then sleeps until the thread finds more work than it can run
- * alone.
- *
- * Off by default: where the processes busy-poll every CPU, a helper has no
- * CPU of its own, and at nice -20 it takes one from a poller.  In
- * tests/hca/fairness.vmtest (two processes of 32 QPs on a 2-vCPU 6.12
- * guest) one helper made the processes serve their own posts (0.5 s of
- * system time each, against 0.03 s without) and split their completions
- * up to 3.5x apart, against 1.02-1.21x without.
- */
-static unsigned int engine_helpers;
-module_param(engine_helpers, uint, 0444);
-MODULE_PARM_DESC(engine_helpers, "helper threads per device, besides the engine thread, at most one per further CPU (load time; default 0)");
-
-/*
- * Wakes one sleeping helper, if the device has one: the token is taken by
- * the helper that wakes (the barrier of wq_has_sleeper() orders the token
- * before the sleeper check, as in mlx_hw_engine_kick()).
- */
-static void mlx_hw_helper_wake(struct mlx_hw_dev *dev)
-{
-	if (!dev->nhelpers)
-		return;
-	atomic_set(&dev->helper_kick, 1);
-	if (wq_has_sleeper(&dev->helper_wq))
-		wake_up(&dev->helper_wq);
-}
-
-/* One helper's pass: the run list, if it holds anything.  True if it did. */
-static bool mlx_hw_helper_pass(struct mlx_hw_dev *dev)
-{
-	spin_lock_irq(&dev->run_lock);
-	if (list_empty(&dev->run_list)) {
-		spin_unlock_irq(&dev->run_lock);
-		return false;
-	}
-	dev->runners++;
-	spin_unlock_irq(&dev->run_lock);
-	return mlx_hw_run(dev);
-}
-
-/*
- * A helper spins while its CPU is its own and the thread is awake.  The
- * thread asleep (NEED_WAKEUP set) is woken by the next doorbell, and the
- * scheduler places it on an idle CPU, as long as a spinning helper does
- * not make that CPU look busy: else it waits behind the poster that woke
- * it, and every post meanwhile costs a call (the CPU hog stream of
- * tests/provider/no-syscall.vmtest on 6.12).
- */
-static bool mlx_hw_helper_may_spin(struct mlx_hw_dev *dev)
-{
-	return single_task_running() &&
-	       !(le32_to_cpu(READ_ONCE(dev->engine_page->flags)) &
-		 MLX_HW_ENGINE_NEED_WAKEUP);
-}
-
-static int mlx_hw_helper_thread(void *arg)
-{
-	struct mlx_hw_dev *dev = arg;
-	u64 idle_since;
-
-	while (!kthread_should_stop()) {
-		/* Exclusive, and one token: more work wakes one helper. */
-		wait_event_interruptible_exclusive(dev->helper_wq,
-			atomic_xchg(&dev->helper_kick, 0) ||
-			kthread_should_stop());
-		idle_since = local_clock();
-		while (!kthread_should_stop()) {
-			if (mlx_hw_helper_pass(dev))
-				idle_since = local_clock();
-			else if (!mlx_hw_helper_may_spin(dev) ||
-				 local_clock() - idle_since >=
-				 (u64)READ_ONCE(spin_us) * NSEC_PER_USEC)
-				break;
-			cond_resched();
-		}
-		/*
-		 * A QP scheduled while this helper was a runner kicked nobody
-		 * (a runner drains the list); one still there is the thread's.
-		 */
-		if (!list_empty_careful(&dev->run_list))
-			mlx_hw_engine_kick(dev);
-	}
-	return 0;
-}
-
-/* Starts the helpers: one per online CPU beyond the first, at most as many as asked. */
-static void mlx_hw_helpers_start(struct mlx_hw_dev *dev)
-{
-	unsigned int n = min3(READ_ONCE(engine_helpers),
-			      (unsigned int)MLX_HW_MAX_HELPERS,
-			      num_online_cpus() - 1);
-	struct task_struct *t;
-
-	init_waitqueue_head(&dev->helper_wq);
-	for (dev->nhelpers = 0; dev->nhelpers < n; dev->nhelpers++) {
-		t = kthread_run(mlx_hw_helper_thread, dev, "mlx_hw_help/%s",
-				dev->ndev->name);
-		if (IS_ERR(t))
-			break;	/* fewer helpers: only the rate suffers */
-		set_user_nice(t, MIN_NICE);
-		dev->helper[dev->nhelpers] = t;
-	}
-}
-
-static void mlx_hw_helpers_stop(struct mlx_hw_dev *dev)
-{
-	while (dev->nhelpers)
-		kthread_stop(dev->helper[--dev->nhelpers]);
 }
 
 /* ---------------- the thread ---------------- */
@@ -596,7 +213,7 @@ static bool mlx_hw_engine_idle_spin(struct mlx_hw_dev *dev, u64 idle_since,
 
 	if (single_task_running()) {
 		*yielded = false;
-		return now - idle_since < (u64)READ_ONCE(spin_us) * NSEC_PER_USEC;
+		return now - idle_since < (u64)READ_ONCE(mlx_hw_spin_us) * NSEC_PER_USEC;
 	}
 	if (!*yielded) {
 		mlx_hw_count(dev, MLX_HW_CNT_YIELDS, 1);
@@ -638,7 +255,7 @@ static int mlx_hw_engine_thread(void *arg)
 		 * Only a look, not a pass: the flag must not stay set while
 		 * QPs run, or every doorbell meanwhile costs a system call.
 		 */
-		if (mlx_hw_db_pending_any(dev) || mlx_hw_engine_busy(dev)) {
+		if (mlx_hw_db_pending_any(dev) || mlx_hw_sched_busy(dev)) {
 			mlx_hw_engine_set_flags(dev, 0);
 			idle_since = local_clock();
 			continue;
@@ -664,10 +281,13 @@ int mlx_hw_engine_start(struct mlx_hw_dev *dev)
 {
 	struct task_struct *t;
 
+	mlx_hw_sched_start(dev, &mlx_hw_engine_sched_ops);
 	t = kthread_create(mlx_hw_engine_thread, dev, "mlx_hw_eng/%s",
 			   dev->ndev->name);
-	if (IS_ERR(t))
+	if (IS_ERR(t)) {
+		mlx_hw_sched_stop(dev);
 		return PTR_ERR(t);
+	}
 	mlx_hw_engine_publish(dev);
 	/*
 	 * The thread is the device: processes busy-polling its CQs must not
@@ -679,13 +299,12 @@ int mlx_hw_engine_start(struct mlx_hw_dev *dev)
 	set_user_nice(t, MIN_NICE);
 	dev->engine = t;
 	wake_up_process(t);
-	mlx_hw_helpers_start(dev);
 	return 0;
 }
 
 void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
 {
-	mlx_hw_helpers_stop(dev);
+	mlx_hw_sched_stop(dev);
 	if (dev->engine) {
 		kthread_stop(dev->engine);
 		dev->engine = NULL;
@@ -748,7 +367,7 @@ void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 	end = local_clock();
 	if (awake) {
 		mlx_hw_count(dev, MLX_HW_CNT_STALL_WAKES, 1);
-	} else if (mlx_hw_engine_busy(dev) || mlx_hw_db_hint(uctx) ||
+	} else if (mlx_hw_sched_busy(dev) || mlx_hw_db_hint(uctx) ||
 		   mlx_hw_engine_wake_wanted(dev, uctx, start)) {
 		/*
 		 * Woken already (by an earlier call or the kernel side) but

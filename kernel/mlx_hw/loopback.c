@@ -32,47 +32,6 @@ static bool mlx_hw_lo_roll(unsigned int ppm)
 }
 
 /*
- * Whether @gid is a GID of a local device in @src's namespace.  Another
- * namespace is reached through its netdevs, as another host: it may use
- * the same addresses.
- */
-bool mlx_hw_gid_is_local(struct mlx_hw_dev *src, const union ibx_gid *gid)
-{
-	struct net *net = mlx_hw_dev_net(src);
-	struct mlx_hw_dev *dev;
-	bool found = false;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(dev, &mlx_hw_devices, list) {
-		if (net_eq(mlx_hw_dev_net(dev), net) &&
-		    mlx_hw_dev_has_gid(dev, gid)) {
-			found = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
-/*
- * The device of @src's namespace that owns unicast GID @gid with its
- * port active, or NULL; under RCU, which keeps it from being freed.
- */
-struct mlx_hw_dev *mlx_hw_loopback_dev(struct mlx_hw_dev *src,
-				       const union ibx_gid *gid)
-{
-	struct net *net = mlx_hw_dev_net(src);
-	struct mlx_hw_dev *dev;
-
-	list_for_each_entry_rcu(dev, &mlx_hw_devices, list)
-		if (READ_ONCE(dev->port_active) &&
-		    net_eq(mlx_hw_dev_net(dev), net) &&
-		    mlx_hw_dev_has_gid(dev, gid))
-			return dev;
-	return NULL;
-}
-
-/*
  * Whether loopback injects faults: then every packet takes the packet
  * path, which the injection works on (direct.c hands messages over only
  * without it).
@@ -102,7 +61,7 @@ static void mlx_hw_loopback_deliver(struct mlx_hw_dev *src,
 	/* Under RCU the device cannot be freed; mlx_hw_rcv() never sleeps. */
 	rcu_read_lock();
 	if (!mlx_hw_gid_is_mcast(&dgid)) {
-		dev = mlx_hw_loopback_dev(src, &dgid);
+		dev = mlx_hw_local_dev(src, &dgid, true);
 		if (dev) {
 			mlx_hw_rcv(dev, skb);
 			skb = NULL;

@@ -25,14 +25,7 @@ MODULE_AUTHOR("ibx project");
 MODULE_DESCRIPTION("mlx_hw: HCA driver for a ConnectX-style device model");
 MODULE_LICENSE("Dual BSD/GPL");
 
-LIST_HEAD(mlx_hw_devices);		/* RCU readers: loopback, wire rx */
-DEFINE_SPINLOCK(mlx_hw_devices_lock);	/* list changes */
-static DEFINE_MUTEX(mlx_hw_bind_mutex);
-
-/* Which QP the dynamic-debug trace of the engine's state machines shows. */
-unsigned int mlx_hw_trace_qpn;
-module_param_named(trace_qpn, mlx_hw_trace_qpn, uint, 0644);
-MODULE_PARM_DESC(trace_qpn, "QP number the engine's debug trace shows (0: all)");	/* serializes add/remove */
+static DEFINE_MUTEX(mlx_hw_bind_mutex);	/* serializes add/remove */
 static struct workqueue_struct *mlx_hw_remove_wq; /* removals on unregister */
 static bool mlx_hw_loaded;		/* module init finished */
 static char mlx_hw_pending[256];	/* names given before init finished */
@@ -44,17 +37,6 @@ static struct mlx_hw_dev *mlx_hw_find_by_ndev(struct net_device *ndev)
 	list_for_each_entry(dev, &mlx_hw_devices, list)
 		if (dev->ndev == ndev)
 			return dev;
-	return NULL;
-}
-
-/* The device bound to @ndev, for the wire's receive path; RCU held. */
-struct mlx_hw_dev *mlx_hw_dev_by_ndev_rcu(struct net_device *ndev)
-{
-	struct mlx_hw_dev *dev;
-
-	list_for_each_entry_rcu(dev, &mlx_hw_devices, list)
-		if (dev->ndev == ndev)
-			return READ_ONCE(dev->port_active) ? dev : NULL;
 	return NULL;
 }
 
@@ -176,6 +158,7 @@ static int mlx_hw_bind(struct net_device *ndev, const char *ibname)
 	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	ether_addr_copy(dev->mac, ndev->dev_addr);
 	mlx_hw_dev_init_attr(dev);
+	dev->ibx.ops = &mlx_hw_ops;
 	if (ibname)
 		strscpy(dev->ibx.name, ibname, sizeof(dev->ibx.name));
 	mlx_hw_update_mtu(dev);
@@ -297,7 +280,7 @@ static int mlx_hw_remove(const char *name, bool by_ndev)
  * own netdevs are gone already; a physical netdev moved back to init_net
  * may have left its device behind.
  */
-void mlx_hw_destroy_net_devices(struct net *net)
+static void mlx_hw_destroy_net_devices(struct net *net)
 {
 	struct mlx_hw_dev *dev, *found;
 	bool queued;
@@ -524,7 +507,7 @@ static int __init mlx_hw_init(void)
 	err = mlx_hw_odp_init();
 	if (err)
 		goto out_qp_cache;
-	err = mlx_hw_net_init();
+	err = mlx_hw_net_init(mlx_hw_destroy_net_devices);
 	if (err)
 		goto out_odp;
 	err = platform_driver_register(&mlx_hw_pdrv);

@@ -3,12 +3,16 @@
  * mcast.c - UD multicast (IBA 10.5.2.4; RoCE maps the groups onto IP
  * multicast: IPv4-mapped 224/4 GIDs and IPv6 ff00::/8).  The device keeps
  * the groups its UD QPs are attached to; the netdev joins the IP group
- * when the first QP attaches and leaves it with the last (net.c), so the
+ * when the first QP attaches and leaves it with the last, so the
  * IP stack and the NIC take the group's traffic.  recv.c asks which QPs a
  * datagram to a group goes to; the sender's own host gets its copy through
  * loopback (pkt.c).
  */
+#include <linux/igmp.h>
+#include <linux/inetdevice.h>
 #include <linux/rculist.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include "mlx_hw.h"
@@ -26,13 +30,44 @@ struct mlx_hw_mcast_grp {
 	u32 qpn[MLX_HW_MAX_MCAST_ATTACH];	/* READ_ONCE by readers */
 };
 
-bool mlx_hw_gid_is_mcast(const union ibx_gid *gid)
+/*
+ * The netdev joins the IP group of @mgid, so that the IP stack accepts
+ * (and the NIC filters in) its traffic for our socket.
+ */
+static int mlx_hw_mcast_join(struct mlx_hw_dev *dev, const union ibx_gid *mgid)
 {
-	const struct in6_addr *a = (const struct in6_addr *)gid->raw;
+	const struct in6_addr *a6 = (const struct in6_addr *)mgid->raw;
+	struct in_device *in_dev;
+	int err = 0;
 
-	if (ipv6_addr_v4mapped(a))
-		return ipv4_is_multicast(a->s6_addr32[3]);
-	return ipv6_addr_is_multicast(a);
+	rtnl_lock();
+	if (ipv6_addr_v4mapped(a6)) {
+		in_dev = __in_dev_get_rtnl(dev->ndev);
+		if (in_dev)
+			ip_mc_inc_group(in_dev, a6->s6_addr32[3]);
+		else
+			err = -ENODEV;
+	} else {
+		err = ipv6_dev_mc_inc(dev->ndev, a6);
+	}
+	rtnl_unlock();
+	return err;
+}
+
+static void mlx_hw_mcast_leave(struct mlx_hw_dev *dev, const union ibx_gid *mgid)
+{
+	const struct in6_addr *a6 = (const struct in6_addr *)mgid->raw;
+	struct in_device *in_dev;
+
+	rtnl_lock();
+	if (ipv6_addr_v4mapped(a6)) {
+		in_dev = __in_dev_get_rtnl(dev->ndev);
+		if (in_dev)
+			ip_mc_dec_group(in_dev, a6->s6_addr32[3]);
+	} else {
+		ipv6_dev_mc_dec(dev->ndev, a6);
+	}
+	rtnl_unlock();
 }
 
 static struct mlx_hw_mcast_grp *mlx_hw_mcast_find(struct mlx_hw_dev *dev,

@@ -5,27 +5,37 @@
  * The driver models a ConnectX-style HCA: queues live in memory shared with
  * userspace (docs/prm.md), and the "engine" plays the role of the
  * hardware: in the wire's softirq, in the system call that rang a
- * doorbell, or in a per-device kernel thread (docs/prm.md 2.3, engine.c;
- * side.c makes one context at a time run a side of a QP).  It is a packet
- * machine: every
- * message moves as RoCEv2 packets (sk_buffs starting at the BTH), over the
- * wire or through the loopback transport, and one SEND is followed through
- * the files in this order:
+ * doorbell, or in a per-device kernel thread (docs/prm.md 2.3; sched.c
+ * decides when and where a QP runs, engine.c what a run does, and side.c
+ * makes one context at a time run a side of a QP).  It is a packet
+ * machine: every message moves as RoCEv2 packets (sk_buffs starting at the
+ * BTH), over the wire or through the loopback transport, and one SEND is
+ * followed through the files in this order:
  *
  *   req.c       the requester fetches the WQE into its send window (swqe.c
  *               parses it out of the ring) and builds the packets (pkt.c
- *               encodes headers and payload),
+ *               encodes headers and payload), or direct.c hands a segment
+ *               for a QP of this host straight to its responder,
  *   net.c       hands them to the UDP/IP stack, or loopback.c to a local
  *               device (with optional fault injection),
  *   recv.c      validates an arriving packet and queues it on its QP,
- *   resp.c      the responder executes requests, answers ACK/NAK, READ
- *               responses and atomic ACKs,
- *   comp.c      the completer matches responses against the send window,
- *               retransmits, and completes WQEs,
- *   cq.c        writes CQEs and raises completion events,
+ *   resp.c      the responder executes requests (resp_rq.c: receive WQEs)
+ *               and answers ACK/NAK, READ responses and atomic ACKs
+ *               (resp_tx.c),
+ *   comp.c      the completer matches responses against the send window
+ *               (send_window.c), retransmits, and completes WQEs,
+ *   cqe.c       writes CQEs and raises completion events.
  *
- * with engine.c deciding when each QP runs, qp.c/srq.c/mr.c/mw.c the
- * objects, data.c the memory the packets come from and go to.
+ * The files are layers: a file calls only files below it (checked by
+ * tests/hca/layers.unittest on the built objects).  At the top the
+ * verbs (main.c, verbs.c, cq.c, qp.c; srq.c, mr.c, mw.c, mcast.c lower)
+ * and the engine (engine.c, doorbell.c); then the packet machine, in the
+ * order above but from the sending end down, since responder and
+ * completer send too; then what it works on (qp_data.c, data.c, odp.c,
+ * apm.c, cwnd.c); and at the bottom what all of them use (sched.c,
+ * side.c, obj.c, trace.c, device.c, mmap.c, opcode.c).  The one way back
+ * up is the scheduler's call of a QP's run, through struct
+ * mlx_hw_sched_ops, as rxe_task.c calls its task's function.
  */
 #ifndef MLX_HW_H
 #define MLX_HW_H
@@ -41,6 +51,7 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/hrtimer.h>
+#include <net/ipv6.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include "ibx_core.h"
 #include "uapi/mlx_hw-abi.h"
@@ -258,7 +269,7 @@ struct mlx_hw_dev {
 	bool gid_valid[IBX_GID_TABLE_LEN];	/* entry in use */
 	unsigned int mtu;		/* active path MTU bytes (from netdev) */
 
-	/* Engine thread and its shared page (engine.c). */
+	/* Engine thread, its shared page and the run list (engine.c, sched.c). */
 	struct mlx_hw_region *engine_region;	/* mapped read-only */
 	struct mlx_hw_engine_page *engine_page;	/* engine_region->vaddr */
 	struct task_struct *engine;	/* the engine thread */
@@ -269,6 +280,7 @@ struct mlx_hw_dev {
 	unsigned int nhelpers;		/* started */
 	wait_queue_head_t helper_wq;	/* where idle helpers sleep */
 	atomic_t helper_kick;		/* a helper is wanted */
+	const struct mlx_hw_sched_ops *sched_ops; /* what a run does */
 	spinlock_t run_lock;		/* protects run_list, runners */
 	struct list_head run_list;	/* QPs with work, in arrival order */
 	unsigned int runners;		/* contexts in a pass: they drain it */
@@ -479,19 +491,19 @@ static inline struct mlx_hw_srq *to_msrq(struct ibx_srq *s)
 	return container_of(s, struct mlx_hw_srq, ibx);
 }
 
-#include "qp.h"
+#include "model.h"
 
 /* debugfs.c: objects alive, for leak checks */
-extern atomic_t mlx_hw_region_count;
 void mlx_hw_debugfs_init(void);
 void mlx_hw_debugfs_exit(void);
 
-/* main.c */
+/* device.c */
 extern struct list_head mlx_hw_devices;
 extern spinlock_t mlx_hw_devices_lock;
 struct mlx_hw_dev *mlx_hw_dev_by_ndev_rcu(struct net_device *ndev);
-
-/* device.c */
+struct mlx_hw_dev *mlx_hw_local_dev(struct mlx_hw_dev *src,
+				    const union ibx_gid *gid, bool active);
+bool mlx_hw_gid_is_local(struct mlx_hw_dev *src, const union ibx_gid *gid);
 void mlx_hw_dev_init_attr(struct mlx_hw_dev *dev);
 int mlx_hw_query_port(struct ibx_device *ibx, u32 port,
 		      struct ib_uverbs_query_port_resp *attr);
@@ -516,6 +528,7 @@ static inline void mlx_hw_count(struct mlx_hw_dev *dev, enum mlx_hw_counter c,
 }
 
 /* mmap.c */
+extern atomic_t mlx_hw_region_count;
 struct mlx_hw_region *mlx_hw_region_alloc(size_t size, bool read_only);
 void mlx_hw_region_put(struct mlx_hw_region *region);
 struct mlx_hw_region *mlx_hw_region_alloc_mapped(struct mlx_hw_ucontext *uctx,
@@ -532,10 +545,24 @@ void mlx_hw_dbrec_resp(const struct mlx_hw_dbrec *rec, __u64 *key,
 void mlx_hw_mmap_remove_all(struct mlx_hw_ucontext *uctx);
 int mlx_hw_mmap(struct ibx_ucontext *ibuctx, struct vm_area_struct *vma);
 
-/* obj refs (verbs.c) */
-void mlx_hw_obj_init(struct mlx_hw_obj_ref *obj);
-bool mlx_hw_obj_get(struct mlx_hw_obj_ref *obj);
-void mlx_hw_obj_put(struct mlx_hw_obj_ref *obj);
+/* engine references on objects; obj.c */
+static inline void mlx_hw_obj_init(struct mlx_hw_obj_ref *obj)
+{
+	refcount_set(&obj->ref, 1);
+	init_completion(&obj->free);
+}
+
+static inline bool mlx_hw_obj_get(struct mlx_hw_obj_ref *obj)
+{
+	return refcount_inc_not_zero(&obj->ref);
+}
+
+static inline void mlx_hw_obj_put(struct mlx_hw_obj_ref *obj)
+{
+	if (refcount_dec_and_test(&obj->ref))
+		complete(&obj->free);
+}
+
 void mlx_hw_obj_drain(struct mlx_hw_obj_ref *obj, const char *what,
 		      void (*holders)(struct mlx_hw_obj_ref *obj));
 
@@ -564,12 +591,39 @@ int mlx_hw_reg_mr(struct ibx_mr *ibmr, struct ibx_udata *udata);
 void mlx_hw_dereg_mr(struct ibx_mr *ibmr);
 int mlx_hw_rereg_mr(struct ibx_mr *ibmr, struct ibx_mr *ibnew, u32 flags,
 		    struct ibx_udata *udata);
-struct mlx_hw_mr *mlx_hw_mr_get(struct mlx_hw_dev *dev, u32 key);
+
+/* Looks up a key and takes an engine reference; NULL if stale/unknown. */
+static inline struct mlx_hw_mr *mlx_hw_mr_get(struct mlx_hw_dev *dev, u32 key)
+{
+	struct mlx_hw_mr *mr = NULL;
+	struct mlx_hw_key *k;
+
+	xa_lock_bh(&dev->mr_xa);
+	k = xa_load(&dev->mr_xa, key >> 8);
+	if (k && k->kind == MLX_HW_KEY_MR) {
+		mr = container_of(k, struct mlx_hw_mr, key);
+		if (mr->ibx.lkey != key || !mlx_hw_obj_get(&k->obj))
+			mr = NULL;
+	}
+	xa_unlock_bh(&dev->mr_xa);
+	return mr;
+}
+
 static inline void mlx_hw_mr_put(struct mlx_hw_mr *mr)
 {
 	mlx_hw_obj_put(&mr->key.obj);
 }
-bool mlx_hw_mr_covers(const struct mlx_hw_mr *mr, u64 addr, u64 len);
+
+/* Checks that [addr, addr + len) lies inside the MR. */
+static inline bool mlx_hw_mr_covers(const struct mlx_hw_mr *mr, u64 addr,
+				    u64 len)
+{
+	u64 iova = mr->ibx.iova;
+
+	return addr >= iova && len <= mr->ibx.length &&
+	       addr - iova <= mr->ibx.length - len;
+}
+
 /* An on-demand paging MR: pages are mapped as the engine touches them. */
 static inline bool mlx_hw_mr_odp(const struct mlx_hw_mr *mr)
 {
@@ -608,6 +662,8 @@ int mlx_hw_create_cq(struct ibx_cq *ibcq, const struct ibx_cq_init_attr *attr,
 		     struct ibx_udata *udata);
 void mlx_hw_destroy_cq(struct ibx_cq *ibcq);
 int mlx_hw_resize_cq(struct ibx_cq *ibcq, int cqe, struct ibx_udata *udata);
+
+/* cqe.c */
 int mlx_hw_req_notify_cq(struct ibx_cq *ibcq, bool solicited_only);
 struct mlx_hw_cqe;
 int mlx_hw_cq_post(struct mlx_hw_cq *cq, const struct mlx_hw_cqe *cqe,
@@ -624,12 +680,29 @@ int mlx_hw_create_qp(struct ibx_qp *ibqp, struct ibx_qp_init_attr *init,
 int mlx_hw_modify_qp(struct ibx_qp *ibqp, const struct ibx_qp_attr *attr,
 		     u32 mask, struct ibx_udata *udata);
 void mlx_hw_destroy_qp(struct ibx_qp *ibqp);
-struct mlx_hw_qp *mlx_hw_qp_get(struct mlx_hw_dev *dev, u32 qpn);
-u32 mlx_hw_rq_stride(u32 max_sge);
+
+/* The QP numbered @qpn, with an engine reference (mlx_hw_qp_put()). */
+static inline struct mlx_hw_qp *mlx_hw_qp_get(struct mlx_hw_dev *dev, u32 qpn)
+{
+	return mlx_hw_xa_get(&dev->qp_xa, qpn, struct mlx_hw_qp);
+}
+
 static inline void mlx_hw_qp_put(struct mlx_hw_qp *qp)
 {
 	mlx_hw_obj_put(&qp->obj);
 }
+
+/* The stride of an RQ or SRQ of @max_sge (docs/prm.md 5). */
+static inline u32 mlx_hw_rq_stride(u32 max_sge)
+{
+	return ALIGN(max_t(u32, sizeof(struct mlx_hw_rwqe) +
+				max_sge * MLX_HW_WQE_SEG,
+			   MLX_HW_RQ_MIN_STRIDE), MLX_HW_WQE_SEG);
+}
+
+/* qp_data.c */
+void mlx_hw_qp_timer_init(struct mlx_hw_qp *qp);
+void mlx_hw_qp_set_state(struct mlx_hw_qp *qp, int state);
 bool mlx_hw_qp_to_err(struct mlx_hw_qp *qp);
 void mlx_hw_qp_fatal(struct mlx_hw_qp *qp, enum ibx_event_type event);
 bool mlx_hw_db_ok(struct mlx_hw_qp *qp, u32 pi, u32 ci, u32 cnt);
@@ -675,14 +748,33 @@ bool mlx_hw_db_pending_any(struct mlx_hw_dev *dev);
 /* engine.c */
 int mlx_hw_engine_start(struct mlx_hw_dev *dev);
 void mlx_hw_engine_stop(struct mlx_hw_dev *dev);
-void mlx_hw_engine_kick(struct mlx_hw_dev *dev);
 void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 			u32 rung);
+
+/*
+ * sched.c: when a QP runs.  What a run does is the engine's (engine.c),
+ * which the scheduler reaches only through these, so that nothing it
+ * runs is called by name from below.
+ */
+struct mlx_hw_sched_ops {
+	void (*prepare)(struct mlx_hw_qp *qp);	/* before a run: path migration */
+	bool (*run_send)(struct mlx_hw_qp *qp);	/* true: a flush goes on */
+	bool (*run_recv)(struct mlx_hw_qp *qp);	/* true: a flush goes on */
+	void (*flush_held)(struct mlx_hw_dev *dev); /* the loopback's held packet */
+};
+extern unsigned int mlx_hw_spin_us;
+void mlx_hw_sched_start(struct mlx_hw_dev *dev,
+			const struct mlx_hw_sched_ops *ops);
+void mlx_hw_sched_stop(struct mlx_hw_dev *dev);
+void mlx_hw_sched_enter(struct mlx_hw_dev *dev);
+bool mlx_hw_sched_run(struct mlx_hw_dev *dev);
+bool mlx_hw_sched_busy(struct mlx_hw_dev *dev);
+void mlx_hw_engine_kick(struct mlx_hw_dev *dev);
+void mlx_hw_engine_beat(struct mlx_hw_dev *dev);
 void mlx_hw_qp_schedule(struct mlx_hw_qp *qp);
 void mlx_hw_qp_offer(struct mlx_hw_qp *qp, bool send);
 void mlx_hw_qp_run_here(struct mlx_hw_qp *qp);
 void mlx_hw_qp_send_here(struct mlx_hw_qp *qp);
-void mlx_hw_qp_unschedule(struct mlx_hw_qp *qp);
 
 /* data.c */
 int mlx_hw_sgl_add(struct mlx_hw_dev *dev, struct mlx_hw_pd *pd,
@@ -758,8 +850,6 @@ u32 mlx_hw_cwnd_smallest(struct mlx_hw_dev *dev);
 int mlx_hw_fill_res_qp_entry(struct sk_buff *msg, struct ibx_qp *ibqp);
 
 /* ecn.c */
-u8 mlx_hw_ecn_tos(struct sk_buff *skb, u8 traffic_class);
-void mlx_hw_ecn_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb);
 void mlx_hw_ecn_answer(struct mlx_hw_qp *qp, const struct mlx_hw_rx *marked);
 
 /* req.c */
@@ -783,12 +873,10 @@ int mlx_hw_pkt_xmit(struct mlx_hw_qp *qp, const struct mlx_hw_av *av,
 		    struct sk_buff *skb);
 
 /* net.c */
-int mlx_hw_net_init(void);
+int mlx_hw_net_init(void (*gone)(struct net *net));
 void mlx_hw_net_exit(void);
 void mlx_hw_net_get(struct mlx_hw_dev *dev);
 void mlx_hw_net_put(struct mlx_hw_dev *dev);
-/* main.c: destroys the devices that count on @net's sockets. */
-void mlx_hw_destroy_net_devices(struct net *net);
 
 /* The namespace of the device's wire (its netdev's). */
 static inline struct net *mlx_hw_dev_net(struct mlx_hw_dev *dev)
@@ -798,24 +886,17 @@ static inline struct net *mlx_hw_dev_net(struct mlx_hw_dev *dev)
 int mlx_hw_net_xmit(struct mlx_hw_dev *dev, const struct mlx_hw_av *av,
 		    struct sk_buff *skb);
 void mlx_hw_push_ip_udp(struct sk_buff *skb, const struct mlx_hw_av *av);
-int mlx_hw_mcast_join(struct mlx_hw_dev *dev, const union ibx_gid *mgid);
-void mlx_hw_mcast_leave(struct mlx_hw_dev *dev, const union ibx_gid *mgid);
 
 /* loopback.c */
 int mlx_hw_loopback_xmit(struct mlx_hw_dev *src, const struct mlx_hw_av *av,
 			 struct sk_buff *skb);
 void mlx_hw_loopback_flush(struct mlx_hw_dev *dev);
-bool mlx_hw_gid_is_local(struct mlx_hw_dev *src, const union ibx_gid *gid);
-struct mlx_hw_dev *mlx_hw_loopback_dev(struct mlx_hw_dev *src,
-				       const union ibx_gid *gid);
 bool mlx_hw_loopback_faults(void);
 
 /* direct.c */
 bool mlx_hw_direct_sends(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w);
 bool mlx_hw_direct_deliver(struct mlx_hw_qp *from, const struct mlx_hw_av *av,
 			   const struct mlx_hw_rx *rx);
-void mlx_hw_direct_answer(struct mlx_hw_qp *qp, u8 syndrome, u32 psn,
-			  u32 msn);
 
 /* recv.c */
 void mlx_hw_pkt_gids(struct sk_buff *skb, union ibx_gid *sgid,
@@ -864,7 +945,16 @@ int mlx_hw_detach_mcast(struct ibx_qp *ibqp, const union ibx_gid *gid,
 unsigned int mlx_hw_mcast_get_qps(struct mlx_hw_dev *dev,
 				  const union ibx_gid *mgid,
 				  struct mlx_hw_qp **qps);
-bool mlx_hw_gid_is_mcast(const union ibx_gid *gid);
 void mlx_hw_mcast_cleanup(struct mlx_hw_dev *dev);
+
+/* A multicast GID: IPv4-mapped 224/4 or IPv6 ff00::/8. */
+static inline bool mlx_hw_gid_is_mcast(const union ibx_gid *gid)
+{
+	const struct in6_addr *a = (const struct in6_addr *)gid->raw;
+
+	if (ipv6_addr_v4mapped(a))
+		return ipv4_is_multicast(a->s6_addr32[3]);
+	return ipv6_addr_is_multicast(a);
+}
 
 #endif /* MLX_HW_H */

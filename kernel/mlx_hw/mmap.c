@@ -9,6 +9,8 @@
 #include "ibx_compat.h"
 #include "mlx_hw.h"
 
+atomic_t mlx_hw_region_count;	/* regions alive (debugfs.c: leaks) */
+
 struct mlx_hw_region *mlx_hw_region_alloc(size_t size, bool read_only)
 {
 	struct mlx_hw_region *region;

@@ -1,19 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * mr.c - memory regions: registration under a key of the shared MR/MW key
- * space (docs/prm.md 10), re-registration that keeps the keys, and the
- * lookups the data path makes (mlx_hw_mr_get, mlx_hw_mr_covers).
+ * space (docs/prm.md 10) and re-registration that keeps the keys.  The
+ * lookups the data path makes are inlines of mlx_hw.h (mlx_hw_mr_get(),
+ * mlx_hw_mr_covers()).
  */
 #include "mlx_hw.h"
-
-/* Checks that [addr, addr + len) lies inside the MR. */
-bool mlx_hw_mr_covers(const struct mlx_hw_mr *mr, u64 addr, u64 len)
-{
-	u64 iova = mr->ibx.iova;
-
-	return addr >= iova && len <= mr->ibx.length &&
-	       addr - iova <= mr->ibx.length - len;
-}
 
 #define MLX_HW_ACCESS_ALL (IB_UVERBS_ACCESS_LOCAL_WRITE | \
 			   IB_UVERBS_ACCESS_REMOTE_WRITE | \
@@ -181,21 +173,3 @@ int mlx_hw_rereg_mr(struct ibx_mr *ibmr, struct ibx_mr *ibnew,
 			 mlx_hw_mr_holders);
 	return 0;
 }
-
-/* Looks up a key and takes an engine reference; NULL if stale/unknown. */
-struct mlx_hw_mr *mlx_hw_mr_get(struct mlx_hw_dev *dev, u32 key)
-{
-	struct mlx_hw_mr *mr = NULL;
-	struct mlx_hw_key *k;
-
-	xa_lock_bh(&dev->mr_xa);
-	k = xa_load(&dev->mr_xa, key >> 8);
-	if (k && k->kind == MLX_HW_KEY_MR) {
-		mr = container_of(k, struct mlx_hw_mr, key);
-		if (mr->ibx.lkey != key || !mlx_hw_obj_get(&k->obj))
-			mr = NULL;
-	}
-	xa_unlock_bh(&dev->mr_xa);
-	return mr;
-}
-

@@ -17,7 +17,7 @@
  * keeps the port free, as for rxe); its encap hook runs in softirq, checks
  * the ICRC, strips UDP and ICRC and hands the packet to recv.c for the
  * device of the netdev it arrived on, which runs the QP's side that takes
- * it right there (engine.c).  Routes and neighbours are the netdev's
+ * it right there (sched.c).  Routes and neighbours are the netdev's
  * namespace's.
  */
 #include <linux/crc32.h>
@@ -27,6 +27,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/inet_ecn.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -59,6 +60,18 @@ static struct mlx_hw_netns *mlx_hw_netns(struct net *net)
  * fields masked) started from all ones: the seed of every ICRC.
  */
 #define MLX_HW_ICRC_SEED	0xdebb20e3
+
+/*
+ * The ECN field a packet leaves with (ecn.c): ECN-capable, but CNPs not,
+ * as mlx5's.
+ */
+static u8 mlx_hw_ecn_tos(struct sk_buff *skb, u8 traffic_class)
+{
+	u8 ecn = mlx_hw_pkt(skb)->opcode == MLX_HW_OPC_CNP ?
+		 INET_ECN_NOT_ECT : INET_ECN_ECT_0;
+
+	return (traffic_class & ~INET_ECN_MASK) | ecn;
+}
 
 /*
  * The ICRC of a packet whose skb->data is at its IP header, over the first
@@ -434,6 +447,8 @@ void mlx_hw_net_put(struct mlx_hw_dev *dev)
 		udp_tunnel_sock_release(s4);
 }
 
+static void (*mlx_hw_net_gone)(struct net *net);	/* mlx_hw_net_init() */
+
 /*
  * A namespace goes away: its netdevs went first (unregistering them waits
  * for our devices to drop them), but a device on a netdev that moved back
@@ -441,7 +456,7 @@ void mlx_hw_net_put(struct mlx_hw_dev *dev)
  */
 static void __net_exit mlx_hw_netns_exit(struct net *net)
 {
-	mlx_hw_destroy_net_devices(net);
+	mlx_hw_net_gone(net);
 	WARN_ON(mlx_hw_netns(net)->users);
 }
 
@@ -451,8 +466,10 @@ static struct pernet_operations mlx_hw_net_ops = {
 	.size = sizeof(struct mlx_hw_netns),
 };
 
-int mlx_hw_net_init(void)
+/* @gone destroys a namespace's devices (main.c) when it goes away. */
+int mlx_hw_net_init(void (*gone)(struct net *net))
 {
+	mlx_hw_net_gone = gone;
 	return register_pernet_subsys(&mlx_hw_net_ops);
 }
 
@@ -460,46 +477,4 @@ int mlx_hw_net_init(void)
 void mlx_hw_net_exit(void)
 {
 	unregister_pernet_subsys(&mlx_hw_net_ops);
-}
-
-/* ---------------- multicast membership ---------------- */
-
-/*
- * The netdev joins the IP group of @mgid, so that the IP stack accepts
- * (and the NIC filters in) its traffic for our socket.
- */
-int mlx_hw_mcast_join(struct mlx_hw_dev *dev, const union ibx_gid *mgid)
-{
-	const struct in6_addr *a6 = (const struct in6_addr *)mgid->raw;
-	struct in_device *in_dev;
-	int err = 0;
-
-	rtnl_lock();
-	if (ipv6_addr_v4mapped(a6)) {
-		in_dev = __in_dev_get_rtnl(dev->ndev);
-		if (in_dev)
-			ip_mc_inc_group(in_dev, a6->s6_addr32[3]);
-		else
-			err = -ENODEV;
-	} else {
-		err = ipv6_dev_mc_inc(dev->ndev, a6);
-	}
-	rtnl_unlock();
-	return err;
-}
-
-void mlx_hw_mcast_leave(struct mlx_hw_dev *dev, const union ibx_gid *mgid)
-{
-	const struct in6_addr *a6 = (const struct in6_addr *)mgid->raw;
-	struct in_device *in_dev;
-
-	rtnl_lock();
-	if (ipv6_addr_v4mapped(a6)) {
-		in_dev = __in_dev_get_rtnl(dev->ndev);
-		if (in_dev)
-			ip_mc_dec_group(in_dev, a6->s6_addr32[3]);
-	} else {
-		ipv6_dev_mc_dec(dev->ndev, a6);
-	}
-	rtnl_unlock();
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * qp.c - queue pairs: ring geometry (docs/prm.md 4-5) and the region, the
- * send window, the attribute copy and address vector the data path works
- * from, the state changes the device makes on its own (ERR), and the
- * per-QP timer (ACK timeout, RNR wait, congestion back-off).
+ * qp.c - queue pairs, their control path: create (ring geometry,
+ * docs/prm.md 4-5, and the region), modify (the attribute copy the data
+ * path works from, quiescing its sides first) and destroy.  What the data
+ * path asks of a QP (its timer, its move to ERR, its paths) is qp_data.c.
  */
 #include <linux/etherdevice.h>
 #include <linux/log2.h>
@@ -46,11 +46,6 @@ int mlx_hw_qp_cache_init(void)
 void mlx_hw_qp_cache_exit(void)
 {
 	kmem_cache_destroy(mlx_hw_qp_cache);
-}
-
-struct mlx_hw_qp *mlx_hw_qp_get(struct mlx_hw_dev *dev, u32 qpn)
-{
-	return mlx_hw_xa_get(&dev->qp_xa, qpn, struct mlx_hw_qp);
 }
 
 /*
@@ -98,14 +93,6 @@ static void mlx_hw_sq_geometry(struct mlx_hw_qp *qp, u32 type,
 			       qp->sq_stride - pre - inline_hdr - 4);
 }
 
-/* The stride of an RQ or SRQ of @max_sge (docs/prm.md 5). */
-u32 mlx_hw_rq_stride(u32 max_sge)
-{
-	return ALIGN(max_t(u32, sizeof(struct mlx_hw_rwqe) +
-				max_sge * MLX_HW_WQE_SEG,
-			   MLX_HW_RQ_MIN_STRIDE), MLX_HW_WQE_SEG);
-}
-
 /* Computes ring geometry from the requested caps (docs/prm.md 4.1, 5). */
 static int mlx_hw_qp_geometry(struct mlx_hw_qp *qp,
 			      struct ibx_qp_init_attr *init, bool has_srq)
@@ -146,71 +133,6 @@ static int mlx_hw_qp_geometry(struct mlx_hw_qp *qp,
 	return 0;
 }
 
-/* A deadline is set: ACK timeout, RNR wait, back-off of either side. */
-static bool mlx_hw_qp_deadline_set(struct mlx_hw_qp *qp)
-{
-	return READ_ONCE(qp->comp.timeout_at) || READ_ONCE(qp->req.wait_until) ||
-	       READ_ONCE(qp->resp.wait_until);
-}
-
-/*
- * The timer only puts the QP on the run list; the engine checks why.  A
- * timer left armed when nothing was outstanding any more (comp.c stops
- * cancelling it: two hrtimer calls per message of a ping-pong) finds no
- * deadline, and wakes nobody.
- */
-static enum hrtimer_restart mlx_hw_qp_timer_fn(struct hrtimer *timer)
-{
-	struct mlx_hw_qp *qp = container_of(timer, struct mlx_hw_qp, timer);
-	unsigned long flags;
-	bool due;
-
-	spin_lock_irqsave(&qp->timer_lock, flags);
-	WRITE_ONCE(qp->timer_at, 0);
-	/*
-	 * timer_at cleared before the deadlines are read: pairs with the
-	 * barrier in mlx_hw_qp_arm_timer() between a deadline's store and
-	 * its look at timer_at, so that either this sees the deadline or the
-	 * arming sees the timer gone and starts it again.
-	 */
-	smp_mb();
-	due = mlx_hw_qp_deadline_set(qp);
-	spin_unlock_irqrestore(&qp->timer_lock, flags);
-	if (due)
-		mlx_hw_qp_schedule(qp);
-	return HRTIMER_NORESTART;
-}
-
-/*
- * Makes the engine run the QP at ktime ns @deadline at the latest.  One
- * timer serves every deadline: it is moved only earlier, and the service
- * it triggers arms it again for whatever is still pending.
- */
-void mlx_hw_qp_arm_timer(struct mlx_hw_qp *qp, u64 deadline)
-{
-	unsigned long flags;
-	u64 armed;
-
-	/*
-	 * Pending for this deadline or an earlier one: nothing to do (the
-	 * case of every message of a stream).  The caller's deadline store
-	 * before the look at timer_at: pairs with the barrier in
-	 * mlx_hw_qp_timer_fn(), so a timer seen here just before it expires
-	 * sees the deadline and schedules the run that arms it again.
-	 */
-	smp_mb();
-	armed = READ_ONCE(qp->timer_at);
-	if (armed && armed <= deadline)
-		return;
-	spin_lock_irqsave(&qp->timer_lock, flags);
-	if (!qp->timer_at || deadline < qp->timer_at) {
-		WRITE_ONCE(qp->timer_at, deadline);
-		hrtimer_start(&qp->timer, ns_to_ktime(deadline),
-			      HRTIMER_MODE_ABS);
-	}
-	spin_unlock_irqrestore(&qp->timer_lock, flags);
-}
-
 static void mlx_hw_qp_init_common(struct mlx_hw_qp *qp)
 {
 	mlx_hw_obj_init(&qp->obj);
@@ -222,9 +144,7 @@ static void mlx_hw_qp_init_common(struct mlx_hw_qp *qp)
 	skb_queue_head_init(&qp->resp_pkts);
 	skb_queue_head_init(&qp->comp_pkts);
 	INIT_LIST_HEAD(&qp->run_node);
-	spin_lock_init(&qp->timer_lock);
-	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	qp->timer.function = mlx_hw_qp_timer_fn;
+	mlx_hw_qp_timer_init(qp);
 	qp->state = IBX_QPS_RESET;
 	qp->mig_state = IBX_MIG_MIGRATED;
 	qp->port = qp->ibx.attr.port_num;	/* kernel QPs: set at creation */
@@ -467,129 +387,6 @@ err_buf:
 }
 
 /*
- * Sets the state the data path reads.  In ERR the flush must see every
- * receive posted from then on, so the provider is told to ring for RQ
- * posts (MLX_HW_QP_DB_RING_RQ; RESET zeroes the doorbell record again).
- */
-static void mlx_hw_qp_ring_rq_in_err(struct mlx_hw_qp *qp)
-{
-	if (qp->rq)
-		WRITE_ONCE(qp->db->flags, cpu_to_le32(MLX_HW_QP_DB_RING_RQ));
-}
-
-static void mlx_hw_qp_set_state(struct mlx_hw_qp *qp, int state)
-{
-	WRITE_ONCE(qp->state, state);
-	if (state == IBX_QPS_ERR)
-		mlx_hw_qp_ring_rq_in_err(qp);
-}
-
-/*
- * Moves a QP to ERR from the data path; the engine flushes its queues.
- * Both sides may fail at once, in two contexts: one of them moves the QP,
- * and only that one returns true.
- */
-bool mlx_hw_qp_to_err(struct mlx_hw_qp *qp)
-{
-	int old = READ_ONCE(qp->state);
-
-	do {
-		if (old == IBX_QPS_ERR)
-			return false;
-	} while (!try_cmpxchg(&qp->state, &old, IBX_QPS_ERR));
-	mlx_hw_qp_ring_rq_in_err(qp);
-	/* QUERY_QP must report the state the QP is really in. */
-	WRITE_ONCE(qp->ibx.attr.qp_state, IBX_QPS_ERR);
-	mlx_hw_qp_schedule(qp);
-	return true;
-}
-
-/* An error with an affiliated event: ERR, then the event, once. */
-void mlx_hw_qp_fatal(struct mlx_hw_qp *qp, enum ibx_event_type event)
-{
-	if (mlx_hw_qp_to_err(qp))
-		ibx_qp_event(&qp->ibx, event);
-}
-
-/*
- * Validates a user producer index against a private consumer index; an
- * impossible one is a catastrophic error of the QP (docs/prm.md 8).
- */
-bool mlx_hw_db_ok(struct mlx_hw_qp *qp, u32 pi, u32 ci, u32 cnt)
-{
-	if (pi - ci <= cnt)
-		return true;
-	if (!qp->db_corrupt) {
-		qp->db_corrupt = true;
-		mlx_hw_qp_fatal(qp, IBX_EVENT_QP_FATAL);
-	}
-	return false;
-}
-
-/*
- * Resolves an address vector: the source GID from the table, IPv4 or
- * IPv6, whether the destination is a device of this host, and the UDP
- * source port, from the flow label or, without one, from a hash of the
- * two QP numbers, as upstream does (so that ECMP spreads connections but
- * keeps each on one path).  -ENOENT if the source GID is not set: packets
- * to this vector then have no route.
- */
-int mlx_hw_av_set(struct mlx_hw_dev *dev, struct mlx_hw_av *av,
-		  u8 sgid_index, const union ibx_gid *dgid, u8 traffic_class,
-		  u8 hop_limit, u32 flow_label, u32 lqpn, u32 rqpn,
-		  const u8 *dmac)
-{
-	u32 fl = flow_label & 0xfffff;
-	u64 h;
-	int err;
-
-	memset(av, 0, sizeof(*av));
-	av->dgid = *dgid;
-	av->traffic_class = traffic_class;
-	av->hop_limit = hop_limit;
-	av->flow_label = fl;
-	if (dmac && !is_multicast_ether_addr(dmac))
-		ether_addr_copy(av->dmac, dmac);
-	err = mlx_hw_dev_get_gid(dev, sgid_index, &av->sgid);
-	av->ipv4 = ipv6_addr_v4mapped((struct in6_addr *)av->sgid.raw) &&
-		   ipv6_addr_v4mapped((struct in6_addr *)dgid->raw);
-	av->loopback = mlx_hw_gid_is_local(dev, dgid);
-	if (!fl) {
-		h = (u64)lqpn * rqpn;
-		h ^= h >> 20;
-		h ^= h >> 40;
-		fl = h & 0xfffff;
-	}
-	/* RoCEv2 source ports are 0xc000..0xffff (IANA dynamic range). */
-	av->sport = 0xc000 | ((fl ^ (fl >> 14)) & 0x3fff);
-	return err;
-}
-
-/* A copy of the primary path's address vector, consistent (path_seq). */
-void mlx_hw_qp_av(struct mlx_hw_qp *qp, struct mlx_hw_av *av)
-{
-	unsigned int seq;
-
-	do {
-		seq = read_seqcount_begin(&qp->path_seq);
-		*av = qp->av;
-	} while (read_seqcount_retry(&qp->path_seq, seq));
-}
-
-/* Starts a change of the paths (qp.h); any context. */
-void mlx_hw_path_write_begin(struct mlx_hw_qp *qp)
-{
-	spin_lock_bh(&qp->path_lock);
-	write_seqcount_begin(&qp->path_seq);
-}
-
-void mlx_hw_path_write_end(struct mlx_hw_qp *qp)
-{
-	write_seqcount_end(&qp->path_seq);
-	spin_unlock_bh(&qp->path_lock);
-}
-
-/*
  * Takes both sides from the data path, for a change of what they work
  * from: no context runs either when this returns.  ctrl_lock held.
  */
@@ -809,5 +606,5 @@ void mlx_hw_destroy_qp(struct ibx_qp *ibqp)
 	}
 	mlx_hw_dbrec_free(mlx_hw_uctx(ibqp->uctx), &qp->dbrec);
 	mlx_hw_qp_free_bufs(qp);
-	kfree(qp->alt);		/* kept across RESET (qp.h) */
+	kfree(qp->alt);		/* kept across RESET (model.h) */
 }

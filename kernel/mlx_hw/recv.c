@@ -4,7 +4,7 @@
  * from loopback, is checked against what the headers say and
  * against its destination QP, then queued for that QP's responder
  * (requests) or completer (responses), and that side of the QP is offered
- * the work (engine.c: run here, or by the thread).  A packet that fails a
+ * the work (sched.c: run here, or by the thread).  A packet that fails a
  * check is dropped and counted by the reason (hw_counters rx_drop_*);
  * nothing here answers the sender: NAKs are the responder's.
  *
@@ -13,8 +13,28 @@
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <net/inet_ecn.h>
 #include <net/ipv6.h>
 #include "mlx_hw.h"
+
+/*
+ * Notes a CE mark on an arriving packet (its IP header at the network
+ * header), for the CNP its QP answers with (ecn.c).
+ */
+static void mlx_hw_ecn_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb)
+{
+	struct mlx_hw_pkt *pkt = mlx_hw_pkt(skb);
+	u8 ecn;
+
+	if (pkt->flags & MLX_HW_PKT_IPV6)
+		ecn = ipv6_get_dsfield(ipv6_hdr(skb)) & INET_ECN_MASK;
+	else
+		ecn = ip_hdr(skb)->tos & INET_ECN_MASK;
+	if (ecn != INET_ECN_CE)
+		return;
+	pkt->flags |= MLX_HW_PKT_CE;
+	mlx_hw_count(dev, MLX_HW_CNT_ECN_MARKED, 1);
+}
 
 /* The source and destination GIDs of a packet, from its IP header. */
 void mlx_hw_pkt_gids(struct sk_buff *skb, union ibx_gid *sgid,

@@ -16,7 +16,7 @@
 #include <linux/ipv6.h>
 #include <linux/ktime.h>
 #include "mlx_hw.h"
-#include "resp.h"
+#include "responder.h"
 
 static const char *const mlx_hw_resp_state_names[] = {
 	[MLX_HW_RESP_CHECK_PSN] = "CHECK_PSN",

@@ -6,7 +6,7 @@
  * rules for messages that do not fit.  With qp->recv_side owned.
  */
 #include "mlx_hw.h"
-#include "resp.h"
+#include "responder.h"
 
 /*
  * Writes a receive CQE for the current receive WQE and releases it, the

@@ -3,17 +3,58 @@
  * resp_tx.c - what a responder sends back: ACKs (coalesced) and NAKs,
  * atomic ACKs, and READ responses, packet by packet within a budget,
  * resolving the R_Key again for each (the region may go away between
- * them); and the answers to duplicate requests (IBA 9.9.2.1).  With
- * qp->recv_side owned.
+ * them); and the answers to duplicate requests (IBA 9.9.2.1).  The answer
+ * to a request handed over directly (direct.c) goes into its requester's
+ * mailbox instead of a packet.  With qp->recv_side owned.
  */
 #include <linux/ktime.h>
 #include "mlx_hw.h"
-#include "resp.h"
+#include "responder.h"
+
+/* Counts @rx, handed over directly, as the packet it stands for, at both ends. */
+void mlx_hw_direct_count(struct mlx_hw_dev *src, struct mlx_hw_dev *dst,
+				const struct mlx_hw_rx *rx, bool ack)
+{
+	mlx_hw_count(src, ack ? MLX_HW_CNT_TX_ACKS : MLX_HW_CNT_TX_REQUESTS, 1);
+	mlx_hw_count(src, MLX_HW_CNT_TX_PACKETS, 1);
+	mlx_hw_count(src, MLX_HW_CNT_TX_BYTES, rx->pkt.paylen);
+	mlx_hw_count(dst, ack ? MLX_HW_CNT_RX_ACKS : MLX_HW_CNT_RX_REQUESTS, 1);
+	mlx_hw_count(dst, MLX_HW_CNT_RX_PACKETS, 1);
+	mlx_hw_count(dst, MLX_HW_CNT_RX_BYTES, rx->pkt.paylen);
+}
+
+/*
+ * A responder's ACK or NAK for the direct request it is executing: into
+ * the requester's mailbox, the latest replacing any earlier one.  The
+ * requester's send side is owned by the context that runs this.
+ */
+static void mlx_hw_direct_answer(struct mlx_hw_qp *qp, u8 syndrome, u32 psn,
+			  u32 msn)
+{
+	struct mlx_hw_qp *to = qp->resp.answer_to;
+	struct mlx_hw_rx ack = {};
+	enum mlx_hw_counter why;
+	struct mlx_hw_av av;
+
+	mlx_hw_qp_dbg(qp, "direct answer 0x%x psn %u\n", syndrome, psn);
+	/* What recv.c checks of an ACK: it comes from the peer's address. */
+	mlx_hw_qp_av(qp, &av);
+	why = mlx_hw_apm_rcv(to, &av.sgid, mlx_hw_apm_migreq(qp));
+	if (why) {
+		mlx_hw_count(to_mdev(to->ibx.dev), why, 1);
+		return;
+	}
+	to->comp.direct.syndrome = syndrome;
+	to->comp.direct.psn = psn;
+	to->comp.direct.msn = msn;
+	to->comp.direct.valid = true;
+	mlx_hw_direct_count(to_mdev(qp->ibx.dev), to_mdev(to->ibx.dev), &ack,
+			    true);
+}
 
 /*
  * An ACK or NAK (AETH @syndrome, @msn) for PSN @psn: a packet, or for a
- * request handed over directly the answer in its requester's mailbox
- * (direct.c).
+ * request handed over directly the answer in its requester's mailbox.
  */
 static void mlx_hw_resp_send_aeth(struct mlx_hw_qp *qp, u8 syndrome, u32 psn,
 				  u32 msn)

@@ -1,52 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * verbs.c - the driver ops of the simple objects (context, PD, XRC domain,
- * AH), the engine references every object the engine looks up carries,
- * and the ops table.  The others have files of their own.
+ * AH) and the ops table.  The others have files of their own.
  */
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "mlx_hw.h"
-
-/* ---------------- engine references on objects ---------------- */
-
-void mlx_hw_obj_init(struct mlx_hw_obj_ref *obj)
-{
-	refcount_set(&obj->ref, 1);
-	init_completion(&obj->free);
-}
-
-bool mlx_hw_obj_get(struct mlx_hw_obj_ref *obj)
-{
-	return refcount_inc_not_zero(&obj->ref);
-}
-
-void mlx_hw_obj_put(struct mlx_hw_obj_ref *obj)
-{
-	if (refcount_dec_and_test(&obj->ref))
-		complete(&obj->free);
-}
-
-/*
- * Drops the object's own reference and waits for the engine's to go.  The
- * engine holds one for at most a run, so a wait that lasts is a reference
- * leaked: every 10 s the wait says so, as unregister_netdevice() does,
- * and @holders (may be NULL) names the lists that still hold the object.
- */
-void mlx_hw_obj_drain(struct mlx_hw_obj_ref *obj, const char *what,
-		      void (*holders)(struct mlx_hw_obj_ref *obj))
-{
-	unsigned int secs = 0;
-
-	mlx_hw_obj_put(obj);
-	while (!wait_for_completion_timeout(&obj->free, 10 * HZ)) {
-		secs += 10;
-		pr_warn("mlx_hw: destroying %s: %u engine references left after %u s\n",
-			what, refcount_read(&obj->ref), secs);
-		if (holders)
-			holders(obj);
-	}
-}
 
 /* ---------------- context ---------------- */
 

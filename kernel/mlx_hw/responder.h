@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * resp.h - what the responder (resp.c) uses of the receive queue side
+ * responder.h - what the responder (resp.c) uses of the receive queue side
  * (resp_rq.c: receive WQEs from the RQ or an SRQ, their completions, the
- * XRC SRQ a request names) and of its sending side (resp_tx.c).
+ * XRC SRQ a request names) and of its sending side (resp_tx.c); direct.c
+ * uses the latter too.
  */
-#ifndef MLX_HW_RESP_H
-#define MLX_HW_RESP_H
+#ifndef MLX_HW_RESPONDER_H
+#define MLX_HW_RESPONDER_H
 
 #include "mlx_hw.h"
 
@@ -34,5 +35,7 @@ bool mlx_hw_resp_read_send(struct mlx_hw_qp *qp, unsigned int *budget);
 enum mlx_hw_resp_state mlx_hw_resp_duplicate(struct mlx_hw_qp *qp,
 					     const struct mlx_hw_rx *rx);
 bool mlx_hw_resp_read_restart_queued(struct mlx_hw_qp *qp);
+void mlx_hw_direct_count(struct mlx_hw_dev *src, struct mlx_hw_dev *dst,
+			 const struct mlx_hw_rx *rx, bool ack);
 
-#endif /* MLX_HW_RESP_H */
+#endif /* MLX_HW_RESPONDER_H */

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * qp.h - a queue pair as the packet machine sees it: where its packets
- * go (address vectors), what it knows of a packet (skb->cb), its send
- * window, and the state of its requester, completer and responder.
+ * model.h - the engine's data model: a queue pair as the packet machine
+ * sees it.  Where its packets go (address vectors), what it knows of a
+ * packet (skb->cb), its send window, and the state of its requester,
+ * completer and responder.
  * Included by mlx_hw.h after the objects it refers to.
  */
-#ifndef MLX_HW_QP_H
-#define MLX_HW_QP_H
+#ifndef MLX_HW_MODEL_H
+#define MLX_HW_MODEL_H
 
 /* ---------------- packets ---------------- */
 
@@ -584,7 +585,7 @@ static inline struct ibx_pd *mlx_hw_resp_pd(struct mlx_hw_qp *qp)
 	return qp->resp.xsrq ? qp->resp.xsrq->ibx.pd : qp->ibx.pd;
 }
 
-/* Per-QP trace through dynamic debug (docs/wire.md 14). */
+/* Per-QP trace through dynamic debug (docs/wire.md 14; trace.c). */
 extern unsigned int mlx_hw_trace_qpn;
 #define mlx_hw_qp_dbg(qp, fmt, ...)					\
 	do {								\
@@ -595,4 +596,4 @@ extern unsigned int mlx_hw_trace_qpn;
 				 ##__VA_ARGS__);			\
 	} while (0)
 
-#endif /* MLX_HW_QP_H */
+#endif /* MLX_HW_MODEL_H */
