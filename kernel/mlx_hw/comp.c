@@ -13,7 +13,6 @@
 #include "mlx_hw.h"
 
 static const char *const mlx_hw_comp_state_names[] = {
-	[MLX_HW_COMP_GET_PKT] = "GET_PKT",
 	[MLX_HW_COMP_GET_WQE] = "GET_WQE",
 	[MLX_HW_COMP_CHECK_PSN] = "CHECK_PSN",
 	[MLX_HW_COMP_CHECK_ACK] = "CHECK_ACK",
@@ -25,7 +24,6 @@ static const char *const mlx_hw_comp_state_names[] = {
 	[MLX_HW_COMP_RETRY] = "RETRY",
 	[MLX_HW_COMP_RNR_RETRY] = "RNR_RETRY",
 	[MLX_HW_COMP_ERROR] = "ERROR",
-	[MLX_HW_COMP_EXIT] = "EXIT",
 };
 static_assert(ARRAY_SIZE(mlx_hw_comp_state_names) == MLX_HW_COMP_NUM_STATES);
 
@@ -452,7 +450,7 @@ static void mlx_hw_comp_response(struct mlx_hw_qp *qp,
 			c.w->done = true;
 			state = MLX_HW_COMP_DONE;
 			break;
-		default:
+		default:	/* MLX_HW_COMP_DONE */
 			qp->comp.state = state;
 			return;
 		}

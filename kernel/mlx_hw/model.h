@@ -224,7 +224,6 @@ struct mlx_hw_req {
 
 /* Completer states (comp.c); names in comp.c. */
 enum mlx_hw_comp_state {
-	MLX_HW_COMP_GET_PKT,		/* next response, or the timer */
 	MLX_HW_COMP_GET_WQE,		/* the oldest outstanding WQE */
 	MLX_HW_COMP_CHECK_PSN,		/* response vs. that WQE's PSNs */
 	MLX_HW_COMP_CHECK_ACK,		/* what the response says */
@@ -236,7 +235,6 @@ enum mlx_hw_comp_state {
 	MLX_HW_COMP_RETRY,		/* go back to a PSN */
 	MLX_HW_COMP_RNR_RETRY,		/* go back after the RNR timer */
 	MLX_HW_COMP_ERROR,		/* complete the WQE in error */
-	MLX_HW_COMP_EXIT,		/* nothing more now */
 	MLX_HW_COMP_NUM_STATES
 };
 
