@@ -414,9 +414,10 @@ int mlx_hw_copy_from_kbuf(struct mlx_hw_cursor *dst, const void *buf, u32 len)
 /*
  * Copies @len bytes from @src (MR-backed or a kernel buffer) to @dst and
  * advances both: the payload of a request handed over directly
- * (direct.c), one copy from the sender's buffers to the receiver's.  The
- * source is never ODP memory (its pages are pinned: nothing to fault).
- * -EMSGSIZE if @dst runs out, -EFAULT if @src is short or a page missing.
+ * (direct.c), one copy from the sender's buffers to the receiver's.
+ * -EMSGSIZE if @dst runs out, -EFAULT if @src is short or a page missing,
+ * -EAGAIN if an ODP page of @dst is not mapped now, -ENODATA if one of
+ * @src is not: the two faults are answered differently (resp.c).
  */
 static int mlx_hw_copy_cursor(struct mlx_hw_cursor *dst,
 			      struct mlx_hw_cursor *src, u32 len)
@@ -445,7 +446,7 @@ static int mlx_hw_copy_cursor(struct mlx_hw_cursor *dst,
 		seg = &src->sgl->seg[src->idx];
 		spage = mlx_hw_seg_page(seg, src->off, &soff, &err);
 		if (!spage)
-			return -EFAULT;
+			return err == -EAGAIN ? -ENODATA : -EFAULT;
 		n = min3(len, savail, (u32)(PAGE_SIZE - soff));
 		smap = kmap_local_page(spage);
 		err = mlx_hw_copy_from_kbuf(dst, smap + soff, n);
@@ -463,7 +464,8 @@ static int mlx_hw_copy_cursor(struct mlx_hw_cursor *dst,
  * Copies the payload of @rx to @dst and advances @dst: from the packet, or
  * from the sender's buffers of a direct request, which @rx keeps pointing
  * at (the responder may place a payload again after an ODP fault of its
- * own pages).  Errors as mlx_hw_copy_from_skb().
+ * own pages).  Errors as mlx_hw_copy_from_skb(); also -ENODATA for a
+ * direct request whose ODP source page is not mapped now.
  */
 int mlx_hw_rx_copy(struct mlx_hw_cursor *dst, const struct mlx_hw_rx *rx)
 {

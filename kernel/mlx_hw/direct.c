@@ -17,9 +17,12 @@
  * order: the responder's receive side free to take here and now, nothing
  * queued before the segment, the PSN the one expected.  Otherwise the
  * segment goes as a packet, and so do READ and atomic requests (their
- * answers carry data), datagrams (UD has a GRH to build), XRC, ODP source
- * buffers (a page may be gone while copied), and everything while the
- * loopback injects faults, which the reliability tests run on.
+ * answers carry data), datagrams (UD has a GRH to build), XRC, and
+ * everything while the loopback injects faults, which the reliability
+ * tests run on.  An ODP source page that is invalidated between the
+ * requester's page check and the responder's copy undoes the segment at
+ * the responder, and it goes as a packet, whose build finds the page
+ * missing and waits for its fault as any packet does (req.c).
  *
  * The requester owns its send side; taking the responder's receive side
  * is only tried (side.c), so two QPs sending to each other at once never
@@ -37,7 +40,7 @@ MODULE_PARM_DESC(lo_direct, "hand SEND and WRITE segments to QPs of this host wi
 /*
  * Whether @qp sends @w directly where it can (its segments still go as
  * packets where the responder is not ready): SEND and WRITE of RC and UC,
- * from pinned or kernel memory, while the loopback injects no faults.
+ * while the loopback injects no faults.
  */
 bool mlx_hw_direct_sends(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w)
 {
@@ -55,8 +58,7 @@ bool mlx_hw_direct_sends(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w)
 	default:
 		return false;
 	}
-	return READ_ONCE(lo_direct) && !qp->req.sgl.odp &&
-	       !mlx_hw_loopback_faults();
+	return READ_ONCE(lo_direct) && !mlx_hw_loopback_faults();
 }
 
 /*
@@ -109,8 +111,6 @@ bool mlx_hw_direct_deliver(struct mlx_hw_qp *from, const struct mlx_hw_av *av,
 		mlx_hw_qp_dbg(from, "direct %s psn %u qpn %u len %u\n",
 			      mlx_hw_opcode[rx->pkt.opcode].name, rx->pkt.psn,
 			      rx->pkt.qpn, rx->pkt.paylen);
-		mlx_hw_direct_count(to_mdev(from->ibx.dev), dev, rx, false);
-		mlx_hw_count(dev, MLX_HW_CNT_DIRECT_SEGMENTS, 1);
 		peer->resp.answer_to = from;
 		mlx_hw_resp_request(peer, rx);
 		mlx_hw_resp_flush_ack(peer);
@@ -118,7 +118,13 @@ bool mlx_hw_direct_deliver(struct mlx_hw_qp *from, const struct mlx_hw_av *av,
 		/* As after a responder's run: nothing pins an MR between. */
 		mlx_hw_sgl_park(&peer->resp.rwqe);
 		mlx_hw_sgl_park(&peer->resp.wr_dst);
-		done = true;
+		/* An ODP source page unmapped under the copy: undone there. */
+		done = !peer->resp.src_fault;
+		peer->resp.src_fault = false;
+	}
+	if (done) {
+		mlx_hw_direct_count(to_mdev(from->ibx.dev), dev, rx, false);
+		mlx_hw_count(dev, MLX_HW_CNT_DIRECT_SEGMENTS, 1);
 	}
 	/* Packets offered to it meanwhile, a flush, a fault: the run list. */
 	if (mlx_hw_side_end(&peer->recv_side, false))

@@ -377,6 +377,7 @@ struct mlx_hw_resp_side {
 	u8 odp_fault;			/* enum mlx_hw_odp_fault_state (odp.c) */
 	/* The requester of the direct request being executed: it gets the answers. */
 	struct mlx_hw_qp *answer_to;
+	bool src_fault;			/* its ODP source was unmapped: undone */
 	/*
 	 * XRC TGT: the XRC SRQ the packet being executed names (referenced
 	 * only while it is), and the SRQ number of the message in progress.

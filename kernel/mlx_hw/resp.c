@@ -467,17 +467,24 @@ static enum mlx_hw_resp_state mlx_hw_resp_execute(struct mlx_hw_qp *qp,
 	return (pkt->mask & MLX_HW_M_RWQE) ? MLX_HW_RESP_COMPLETE :
 					     MLX_HW_RESP_ACKNOWLEDGE;
 fault:
-	if (err == -EAGAIN) {
+	if (err == -EAGAIN || err == -ENODATA) {
 		/*
-		 * ODP pages unmapped since the check: the packet is NAKed
-		 * and comes again (a FIRST opens its message again then).
+		 * ODP pages unmapped since the check, ours (-EAGAIN): the
+		 * packet is NAKed and comes again, a FIRST opening its
+		 * message again then.  Those of the sender of a direct
+		 * request (-ENODATA): undone as if it had never come; the
+		 * requester sends it as a packet, whose build faults the
+		 * page in (direct.c).  No NAK: the fault is not ours.
 		 */
 		r->cur = saved;
 		if (pkt->mask & MLX_HW_M_FIRST) {
 			r->offset = 0;
 			r->in_msg = false;
 		}
-		return MLX_HW_RESP_CHECK_PAGES;
+		if (err == -EAGAIN)
+			return MLX_HW_RESP_CHECK_PAGES;
+		r->src_fault = true;
+		return MLX_HW_RESP_DROP;
 	}
 	/* The pages went away under the message (a deregistration raced). */
 	if (pkt->mask & MLX_HW_M_WRITE)

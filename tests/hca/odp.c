@@ -10,6 +10,7 @@
  *
  *   hca_odp [-d DEV] [-g GID_INDEX] [SECTION...]
  */
+#define _GNU_SOURCE	/* memfd_create */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -50,6 +51,22 @@ static void *map_fresh(size_t len)
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * @len bytes of a memfd mapped shared: MADV_DONTNEED takes its pages out
+ * of the page tables (an invalidation) but keeps their data.
+ */
+static void *map_shared(size_t len)
+{
+	int fd = memfd_create("hca_odp", 0);
+	void *p = MAP_FAILED;
+
+	if (fd >= 0 && !ftruncate(fd, len))
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (fd >= 0)
+		close(fd);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -238,7 +255,7 @@ static int test_remap(struct ut_ctx *c)
 	struct ibv_mr *ms = NULL, *md = NULL;
 	int round, ret = -1;
 
-	src = map_fresh(MSG);
+	src = map_shared(MSG);
 	dst = map_fresh(MSG);
 	SETUP(src && dst, "mmap");
 	ms = ibv_reg_mr(c->pd, src, MSG, ODP_ACCESS);
@@ -487,7 +504,7 @@ out:
 }
 
 struct churn {
-	uint8_t *a, *b;		/* zapped by turns */
+	uint8_t *buf[3];	/* zapped by turns */
 	size_t len;
 	volatile bool stop;
 	unsigned long rounds;
@@ -496,12 +513,13 @@ struct churn {
 static void *churn_fn(void *arg)
 {
 	struct churn *ch = arg;
+	int i;
 
 	while (!ch->stop) {
-		madvise(ch->a, ch->len, MADV_DONTNEED);
-		usleep(3000);
-		madvise(ch->b, ch->len, MADV_DONTNEED);
-		usleep(3000);
+		for (i = 0; i < 3; i++) {
+			madvise(ch->buf[i], ch->len, MADV_DONTNEED);
+			usleep(2000);
+		}
 		ch->rounds++;
 	}
 	return NULL;
@@ -542,11 +560,15 @@ static int churn_xfer(struct ut_ctx *c, struct ibv_qp *qp,
 }
 
 /*
- * A thread takes the pages of a WRITE's target and of a READ's local
- * buffer away (MADV_DONTNEED) again and again while WRITEs and READs run:
- * the responder NAKs and faults, a READ response that finds its pages gone
- * is asked for again, and every WQE succeeds.  Once the thread stops,
- * the data is right.  The buffers go by turns, each every 6 ms.  A WQE
+ * A thread takes the pages of a WRITE's source and target and of a READ's
+ * local buffer away (MADV_DONTNEED) again and again while WRITEs and READs
+ * run: the responder NAKs and faults, a READ response that finds its pages
+ * gone is asked for again, a WRITE segment handed over directly (direct.c)
+ * whose source page went under the copy is undone and sent as a packet,
+ * and every WQE succeeds.  Once the thread stops, the data is right, and
+ * WRITEs from the ODP source went directly.  The source is a shared memfd
+ * mapping, which keeps its data when zapped.  The buffers go by turns,
+ * each every 6 ms.  A WQE
  * that meets a zap waits for faults: the responder RNR NAKs a WRITE until
  * its fault is done, and a READ response stream waits for one with no NAK
  * to tell the requester so (hence an ACK timeout of code 16, 268 ms).
@@ -559,6 +581,7 @@ static int churn_xfer(struct ut_ctx *c, struct ibv_qp *qp,
 static int test_churn(struct ut_ctx *c)
 {
 	long long inval = ut_counter(c, "odp_invalidations");
+	long long direct = ut_counter(c, "direct_segments");
 	struct churn ch = {.len = MSG};
 	struct ibv_mr *ms = NULL, *md = NULL, *ml = NULL;
 	uint8_t *src, *dst, *back;
@@ -567,7 +590,7 @@ static int test_churn(struct ut_ctx *c)
 	int i, ret = -1;
 	bool running = false;
 
-	src = map_fresh(MSG);
+	src = map_shared(MSG);
 	dst = map_fresh(MSG);
 	back = map_fresh(MSG);
 	SETUP(src && dst && back, "mmap");
@@ -581,8 +604,9 @@ static int test_churn(struct ut_ctx *c)
 	ut_ack_timeout = 10;
 	if (i)
 		goto out;
-	ch.a = dst;
-	ch.b = back;
+	ch.buf[0] = src;
+	ch.buf[1] = dst;
+	ch.buf[2] = back;
 	CHECK_THEN(!pthread_create(&thread, NULL, churn_fn, &ch), goto out,
 		   "pthread_create");
 	running = true;
@@ -607,9 +631,13 @@ static int test_churn(struct ut_ctx *c)
 		   ut_counter(c, "odp_invalidations") > inval + 5, goto out,
 		   "%lu rounds, %lld invalidations: no race was run",
 		   ch.rounds, ut_counter(c, "odp_invalidations") - inval);
-	printf("churn: %lu zaps, %lld pages invalidated, %lld faults\n",
+	CHECK_THEN(ut_counter(c, "direct_segments") > direct, goto out,
+		   "no WRITE segment from ODP memory went directly");
+	printf("churn: %lu zaps, %lld pages invalidated, %lld faults, "
+	       "%lld direct segments\n",
 	       ch.rounds, ut_counter(c, "odp_invalidations") - inval,
-	       ut_counter(c, "odp_faults"));
+	       ut_counter(c, "odp_faults"),
+	       ut_counter(c, "direct_segments") - direct);
 	ret = 0;
 out:
 	ut_poll_ms = 5000;
