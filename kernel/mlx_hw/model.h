@@ -584,14 +584,21 @@ static inline struct ibx_pd *mlx_hw_resp_pd(struct mlx_hw_qp *qp)
 	return qp->resp.xsrq ? qp->resp.xsrq->ibx.pd : qp->ibx.pd;
 }
 
-/* Per-QP trace through dynamic debug (docs/wire.md 14; trace.c). */
+/*
+ * Per-QP trace through dynamic debug (docs/prm.md 13; trace.c).  Each line
+ * names the task whose context ran it, 0 in a softirq: which context runs
+ * a QP is what the run-to-completion rules are about (own-context.vmtest).
+ * Dynamic debug's own +t cannot tell, as it calls BH-disabled code
+ * interrupt context.
+ */
 extern unsigned int mlx_hw_trace_qpn;
 #define mlx_hw_qp_dbg(qp, fmt, ...)					\
 	do {								\
 		if (!mlx_hw_trace_qpn ||				\
 		    mlx_hw_trace_qpn == (qp)->ibx.qp_num)		\
-			pr_debug("%s qp %u: " fmt,			\
+			pr_debug("%s qp %u task %d: " fmt,		\
 				 (qp)->ibx.dev->name, (qp)->ibx.qp_num,	\
+				 in_task() ? task_pid_nr(current) : 0,	\
 				 ##__VA_ARGS__);			\
 	} while (0)
 

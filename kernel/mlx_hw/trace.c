@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * trace.c - which QP the dynamic-debug trace of the engine's state
- * machines shows (mlx_hw_qp_dbg(), docs/wire.md 14).  Every layer traces,
+ * machines shows (mlx_hw_qp_dbg(), docs/prm.md 13).  Every layer traces,
  * so the knob is a leaf of its own.
  */
 #include <linux/moduleparam.h>

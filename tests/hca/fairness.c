@@ -98,7 +98,11 @@ static int stream(const char *dev, int gid, unsigned int first, unsigned int n)
 		peer = ut_qp_cap(&c, IBV_QPT_RC, NULL, UT_ACCESS_REMOTE, &cap);
 		SETUP(qps[i] && peer, "QP %u", first + i);
 		SETUP(!ut_connect(&c, qps[i], peer, 7), "connect %u", first + i);
+		/* Whose QPs these are, for own-context.vmtest's trace check. */
+		printf("fairness: pid %d qpn %u %u\n", (int)getpid(),
+		       qps[i]->qp_num, peer->qp_num);
 	}
+	fflush(stdout);
 	/*
 	 * The streams themselves start and stop the run: a parent waking up
 	 * to look would take a CPU from the engine thread, whose idle spin
