@@ -255,7 +255,7 @@ static int test_remap(struct ut_ctx *c)
 	struct ibv_mr *ms = NULL, *md = NULL;
 	int round, ret = -1;
 
-	src = map_shared(MSG);
+	src = map_fresh(MSG);
 	dst = map_fresh(MSG);
 	SETUP(src && dst, "mmap");
 	ms = ibv_reg_mr(c->pd, src, MSG, ODP_ACCESS);
