@@ -112,15 +112,13 @@ bool mlx_hw_direct_deliver(struct mlx_hw_qp *from, const struct mlx_hw_av *av,
 			      mlx_hw_opcode[rx->pkt.opcode].name, rx->pkt.psn,
 			      rx->pkt.qpn, rx->pkt.paylen);
 		peer->resp.answer_to = from;
-		mlx_hw_resp_request(peer, rx);
+		/* False: an ODP source page unmapped under the copy. */
+		done = mlx_hw_resp_request(peer, rx);
 		mlx_hw_resp_flush_ack(peer);
 		peer->resp.answer_to = NULL;
 		/* As after a responder's run: nothing pins an MR between. */
 		mlx_hw_sgl_park(&peer->resp.rwqe);
 		mlx_hw_sgl_park(&peer->resp.wr_dst);
-		/* An ODP source page unmapped under the copy: undone there. */
-		done = !peer->resp.src_fault;
-		peer->resp.src_fault = false;
 	}
 	if (done) {
 		mlx_hw_direct_count(to_mdev(from->ibx.dev), dev, rx, false);

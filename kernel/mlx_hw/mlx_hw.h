@@ -905,7 +905,7 @@ void mlx_hw_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb);
 
 /* resp.c */
 void mlx_hw_responder(struct mlx_hw_qp *qp);
-void mlx_hw_resp_request(struct mlx_hw_qp *qp, const struct mlx_hw_rx *rx);
+bool mlx_hw_resp_request(struct mlx_hw_qp *qp, const struct mlx_hw_rx *rx);
 void mlx_hw_resp_reset(struct mlx_hw_qp *qp);
 struct mlx_hw_res *mlx_hw_resp_res_replace(struct mlx_hw_qp *qp,
 					   struct mlx_hw_res *table, u32 cnt);

@@ -314,6 +314,8 @@ enum mlx_hw_resp_state {
 	MLX_HW_RESP_DUPLICATE,		/* answer a duplicate again */
 	MLX_HW_RESP_NAK,		/* NAK and, RC, ERR */
 	MLX_HW_RESP_DROP,		/* silently dropped */
+	MLX_HW_RESP_UNDONE,		/* a direct request's ODP source page was
+					 * unmapped: undone, to come as a packet */
 	MLX_HW_RESP_ERR_PSN_OUT_OF_SEQ,	/* a PSN gap: one sequence NAK */
 	MLX_HW_RESP_ERR_RNR,		/* no receive WQE: RNR NAK */
 	MLX_HW_RESP_ERR_MISSING_FIRST,	/* MIDDLE or LAST, no message open */
@@ -377,7 +379,6 @@ struct mlx_hw_resp_side {
 	u8 odp_fault;			/* enum mlx_hw_odp_fault_state (odp.c) */
 	/* The requester of the direct request being executed: it gets the answers. */
 	struct mlx_hw_qp *answer_to;
-	bool src_fault;			/* its ODP source was unmapped: undone */
 	/*
 	 * XRC TGT: the XRC SRQ the packet being executed names (referenced
 	 * only while it is), and the SRQ number of the message in progress.

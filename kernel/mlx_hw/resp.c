@@ -35,6 +35,7 @@ static const char *const mlx_hw_resp_state_names[] = {
 	[MLX_HW_RESP_DUPLICATE] = "DUPLICATE",
 	[MLX_HW_RESP_NAK] = "NAK",
 	[MLX_HW_RESP_DROP] = "DROP",
+	[MLX_HW_RESP_UNDONE] = "UNDONE",
 	[MLX_HW_RESP_ERR_PSN_OUT_OF_SEQ] = "ERR_PSN_OUT_OF_SEQ",
 	[MLX_HW_RESP_ERR_RNR] = "ERR_RNR",
 	[MLX_HW_RESP_ERR_MISSING_FIRST] = "ERR_MISSING_FIRST",
@@ -481,10 +482,8 @@ fault:
 			r->offset = 0;
 			r->in_msg = false;
 		}
-		if (err == -EAGAIN)
-			return MLX_HW_RESP_CHECK_PAGES;
-		r->src_fault = true;
-		return MLX_HW_RESP_DROP;
+		return err == -EAGAIN ? MLX_HW_RESP_CHECK_PAGES :
+					MLX_HW_RESP_UNDONE;
 	}
 	/* The pages went away under the message (a deregistration raced). */
 	if (pkt->mask & MLX_HW_M_WRITE)
@@ -687,9 +686,10 @@ static void mlx_hw_resp_comm_est(struct mlx_hw_qp *qp)
 
 /*
  * Executes one request (the state machine), a packet or a direct one
- * (direct.c); the receive side owned.
+ * (direct.c); the receive side owned.  False only if a direct request was
+ * undone (MLX_HW_RESP_UNDONE), as if it had never come.
  */
-void mlx_hw_resp_request(struct mlx_hw_qp *qp, const struct mlx_hw_rx *rx)
+bool mlx_hw_resp_request(struct mlx_hw_qp *qp, const struct mlx_hw_rx *rx)
 {
 	enum mlx_hw_resp_state state = MLX_HW_RESP_CHECK_PSN;
 
@@ -746,9 +746,10 @@ void mlx_hw_resp_request(struct mlx_hw_qp *qp, const struct mlx_hw_rx *rx)
 			state = MLX_HW_RESP_CLEANUP;
 			break;
 		case MLX_HW_RESP_CLEANUP:
+		case MLX_HW_RESP_UNDONE:
 			mlx_hw_resp_put_xrc_srq(qp);
 			qp->resp.state = state;
-			return;
+			return state == MLX_HW_RESP_CLEANUP;
 		default:	/* MLX_HW_RESP_ERR_* */
 			state = mlx_hw_resp_error(qp, rx, state);
 			break;
