@@ -514,12 +514,19 @@ static enum mlx_hw_req_state mlx_hw_req_page_fault(struct mlx_hw_qp *qp,
 	return MLX_HW_REQ_WAIT;
 }
 
+/*
+ * Only a READ's or an atomic's pages are looked at before: the answer
+ * fills them.  A SEND's or WRITE's payload is read by the packet build or
+ * the direct copy, each of which finds an unmapped page itself (-EAGAIN,
+ * or the direct request undone), and a walk first would look each page
+ * up twice.
+ */
 static bool mlx_hw_req_pages_mapped(struct mlx_hw_qp *qp,
 				    struct mlx_hw_swqe *w)
 {
 	u64 off, len;
 
-	if (!qp->req.sgl.odp)
+	if (!qp->req.sgl.odp || !mlx_hw_swqe_rd_atomic(w))
 		return true;
 	mlx_hw_req_pkt_data(qp, w, &off, &len);
 	return mlx_hw_sgl_mapped(&qp->req.sgl, off, len);

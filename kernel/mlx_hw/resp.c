@@ -287,7 +287,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_length(struct mlx_hw_qp *qp,
 	if (mlx_hw_qp_is_ud(qp->ibx.qp_type)) {
 		if (end + MLX_HW_GRH_LEN > r->rwqe.total)
 			return mlx_hw_resp_too_long(qp);
-		return MLX_HW_RESP_CHECK_PAGES;
+		return MLX_HW_RESP_EXECUTE;	/* mlx_hw_resp_place() */
 	}
 	if (!mlx_hw_resp_pkt_len_ok(qp, pkt))
 		goto invalid;
@@ -314,6 +314,19 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_length(struct mlx_hw_qp *qp,
 	return MLX_HW_RESP_CHECK_RKEY;
 invalid:
 	return reliable ? MLX_HW_RESP_ERR_LENGTH : MLX_HW_RESP_DROP;
+}
+
+/*
+ * Where a request goes once its buffers are known.  A READ's pages are
+ * checked whole before its first response, and an atomic's before it
+ * runs.  A SEND or WRITE goes straight to EXECUTE: its copy finds an
+ * unmapped ODP page itself, undoes what it placed and comes to CHECK_PAGES
+ * then, so a walk of its pages first would look each one up twice.
+ */
+static enum mlx_hw_resp_state mlx_hw_resp_place(const struct mlx_hw_rx *rx)
+{
+	return (rx->pkt.mask & (MLX_HW_M_READ | MLX_HW_M_ATOMIC)) ?
+	       MLX_HW_RESP_CHECK_PAGES : MLX_HW_RESP_EXECUTE;
 }
 
 /* The R_Key of a WRITE (first packet), READ or atomic (IBA 9.7.4.1.5). */
@@ -345,16 +358,16 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_rkey(struct mlx_hw_qp *qp,
 		r->length = len;
 		/* A zero-length transfer checks no key (IBA 9.7.4.1.5). */
 		if (!len)
-			return MLX_HW_RESP_CHECK_PAGES;
+			return mlx_hw_resp_place(rx);
 	} else {
-		return MLX_HW_RESP_CHECK_PAGES;
+		return mlx_hw_resp_place(rx);
 	}
 	/* A READ's range is held only for its page check: each response
 	 * packet resolves the key again (resp_tx.c). */
 	mr = mlx_hw_sgl_set_remote(dev, qp, &r->wr_dst, rkey, va, len,
 				   access) ? NULL : r->wr_dst.seg[0].mr;
 	if (mr)
-		return MLX_HW_RESP_CHECK_PAGES;
+		return mlx_hw_resp_place(rx);
 	if (qp->ibx.qp_type == IB_UVERBS_QPT_UC)
 		return MLX_HW_RESP_DROP;
 	return MLX_HW_RESP_ERR_RKEY_VIOLATION;
