@@ -32,7 +32,7 @@ struct ibx_umem_odp {
 	struct mmu_interval_notifier notifier;
 	struct mm_struct *mm;		/* mmgrab: the notifier's mm */
 	rwlock_t lock;			/* read: engine access; write: changes */
-	struct xarray chunks;		/* va >> CHUNK_SHIFT -> struct page *[] */
+	struct xarray chunks;		/* ibx_odp_chunk_idx() -> struct page *[] */
 	unsigned long start, end;	/* page-aligned range covered */
 	void (*invalidated)(void *arg, unsigned long npages);
 	void *invalidated_arg;
@@ -43,10 +43,29 @@ static struct ibx_umem_odp *to_odp(struct ibx_umem *umem)
 	return container_of(umem, struct ibx_umem_odp, umem);
 }
 
+/*
+ * The index of @va's chunk, counted from the umem's first one.  Small
+ * indexes keep the xarray shallow: an MR of up to 128 MiB is one node,
+ * where the chunk number of a user address (near 2^26) would make every
+ * lookup of the data path walk five levels.
+ */
+static unsigned long ibx_odp_chunk_idx(const struct ibx_umem_odp *odp,
+				       unsigned long va)
+{
+	return (va >> IBX_ODP_CHUNK_SHIFT) - (odp->start >> IBX_ODP_CHUNK_SHIFT);
+}
+
+/* The first address of chunk @idx. */
+static unsigned long ibx_odp_chunk_va(const struct ibx_umem_odp *odp,
+				      unsigned long idx)
+{
+	return ((odp->start >> IBX_ODP_CHUNK_SHIFT) + idx) << IBX_ODP_CHUNK_SHIFT;
+}
+
 /* The table slot of @va; NULL if its chunk was never faulted. */
 static struct page **ibx_odp_slot(struct ibx_umem_odp *odp, unsigned long va)
 {
-	struct page **chunk = xa_load(&odp->chunks, va >> IBX_ODP_CHUNK_SHIFT);
+	struct page **chunk = xa_load(&odp->chunks, ibx_odp_chunk_idx(odp, va));
 
 	if (!chunk)
 		return NULL;
@@ -73,10 +92,10 @@ static bool ibx_odp_invalidate(struct mmu_interval_notifier *mni,
 	 */
 	write_lock_bh(&odp->lock);
 	mmu_interval_set_seq(mni, cur_seq);
-	xa_for_each_range(&odp->chunks, ci, chunk, start >> IBX_ODP_CHUNK_SHIFT,
-			  (end - 1) >> IBX_ODP_CHUNK_SHIFT) {
-		lo = max(start, ci << IBX_ODP_CHUNK_SHIFT);
-		hi = min(end, (ci + 1) << IBX_ODP_CHUNK_SHIFT);
+	xa_for_each_range(&odp->chunks, ci, chunk, ibx_odp_chunk_idx(odp, start),
+			  ibx_odp_chunk_idx(odp, end - 1)) {
+		lo = max(start, ibx_odp_chunk_va(odp, ci));
+		hi = min(end, ibx_odp_chunk_va(odp, ci + 1));
 		for (va = lo; va < hi; va += PAGE_SIZE) {
 			slot = &chunk[(va >> PAGE_SHIFT) &
 				      (IBX_ODP_CHUNK_PAGES - 1)];
@@ -242,7 +261,7 @@ EXPORT_SYMBOL_GPL(ibx_umem_odp_mapped);
 /* The chunk of @va, allocated on first use (process context). */
 static struct page **ibx_odp_chunk(struct ibx_umem_odp *odp, unsigned long va)
 {
-	unsigned long idx = va >> IBX_ODP_CHUNK_SHIFT;
+	unsigned long idx = ibx_odp_chunk_idx(odp, va);
 	struct page **chunk = xa_load(&odp->chunks, idx), **old;
 
 	if (chunk)
