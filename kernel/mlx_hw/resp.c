@@ -378,10 +378,12 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_rkey(struct mlx_hw_qp *qp,
  * device now.  If not, they are faulted in while an RNR NAK makes the
  * requester send the packet again after the RNR timer, as ConnectX
  * answers its page faults (UC and UD have no NAK: the packet is dropped).
- * A READ is checked whole, before its first response.  A fault that could
- * not map them refuses the request as an access to an unregistered range:
- * REM_ACCESS_ERR for a WRITE, READ or atomic, a local protection error on
- * the receive WQE of a SEND.
+ * A READ is checked whole, before its first response, an atomic before it
+ * runs; a SEND or WRITE comes here only when its copy found a page
+ * missing (mlx_hw_resp_place()).  A fault that could not map them refuses
+ * the request as an access to an unregistered range: REM_ACCESS_ERR for a
+ * WRITE, READ or atomic, a local protection error on the receive WQE of a
+ * SEND.
  */
 static enum mlx_hw_resp_state mlx_hw_resp_check_pages(struct mlx_hw_qp *qp,
 						      const struct mlx_hw_rx *rx)
