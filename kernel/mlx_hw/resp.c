@@ -275,6 +275,19 @@ static bool mlx_hw_resp_pkt_len_ok(struct mlx_hw_qp *qp,
 	return pkt->paylen && pkt->paylen <= qp->mtu;
 }
 
+/*
+ * Where a request goes once its buffers are known.  A READ's pages are
+ * checked whole before its first response, and an atomic's before it
+ * runs.  A SEND or WRITE goes straight to EXECUTE: its copy finds an
+ * unmapped ODP page itself, undoes what it placed and comes to CHECK_PAGES
+ * then, so a walk of its pages first would look each one up twice.
+ */
+static enum mlx_hw_resp_state mlx_hw_resp_place(const struct mlx_hw_rx *rx)
+{
+	return (rx->pkt.mask & (MLX_HW_M_READ | MLX_HW_M_ATOMIC)) ?
+	       MLX_HW_RESP_CHECK_PAGES : MLX_HW_RESP_EXECUTE;
+}
+
 static enum mlx_hw_resp_state mlx_hw_resp_check_length(struct mlx_hw_qp *qp,
 						       const struct mlx_hw_rx *rx)
 {
@@ -287,7 +300,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_length(struct mlx_hw_qp *qp,
 	if (mlx_hw_qp_is_ud(qp->ibx.qp_type)) {
 		if (end + MLX_HW_GRH_LEN > r->rwqe.total)
 			return mlx_hw_resp_too_long(qp);
-		return MLX_HW_RESP_EXECUTE;	/* mlx_hw_resp_place() */
+		return mlx_hw_resp_place(rx);
 	}
 	if (!mlx_hw_resp_pkt_len_ok(qp, pkt))
 		goto invalid;
@@ -314,19 +327,6 @@ static enum mlx_hw_resp_state mlx_hw_resp_check_length(struct mlx_hw_qp *qp,
 	return MLX_HW_RESP_CHECK_RKEY;
 invalid:
 	return reliable ? MLX_HW_RESP_ERR_LENGTH : MLX_HW_RESP_DROP;
-}
-
-/*
- * Where a request goes once its buffers are known.  A READ's pages are
- * checked whole before its first response, and an atomic's before it
- * runs.  A SEND or WRITE goes straight to EXECUTE: its copy finds an
- * unmapped ODP page itself, undoes what it placed and comes to CHECK_PAGES
- * then, so a walk of its pages first would look each one up twice.
- */
-static enum mlx_hw_resp_state mlx_hw_resp_place(const struct mlx_hw_rx *rx)
-{
-	return (rx->pkt.mask & (MLX_HW_M_READ | MLX_HW_M_ATOMIC)) ?
-	       MLX_HW_RESP_CHECK_PAGES : MLX_HW_RESP_EXECUTE;
 }
 
 /* The R_Key of a WRITE (first packet), READ or atomic (IBA 9.7.4.1.5). */
