@@ -1,13 +1,18 @@
-# counters.sh - sourced by wire tests: hw_snapshot prints "name value" for
-# every hw_counter of $DEV's port 1, read without a fork per counter (a fork
-# costs in TCG).  Pair tests publish their deltas as "name delta" lines in
-# $sync/a and $sync/b; d and expect read them, expect sets fail=1.
+# counters.sh - sourced by wire tests and scripts/bench-guest: hw_snapshot
+# prints "name value" for every hw_counter of port 1 of $DEV (ours' and
+# rxe's alike), read without a fork per counter (a fork costs in TCG), and
+# hw_moved prints what moved since a snapshot.  Pair tests publish their
+# deltas as "name delta" lines in $sync/a and $sync/b; d and expect read
+# them, expect sets fail=1.
 hw_snapshot() {
 	local f v
 	for f in /sys/class/infiniband/$DEV/ports/1/hw_counters/*; do
-		read -r v <"$f"
-		echo "${f##*/} $v"
+		if [ -f "$f" ] && read -r v <"$f"; then echo "${f##*/} $v"; fi
 	done
+}
+hw_moved() {	# hw_moved SNAPSHOT-FILE: "name delta" of the counters that moved
+	hw_snapshot | awk 'NR == FNR { was[$1] = $2; next }
+		$2 != was[$1] { print $1, $2 - was[$1] }' "$1" -
 }
 d() {	# d SIDE NAME: the delta of counter NAME on SIDE
 	awk -v n="$2" '$1 == n {print $2; found = 1} END {if (!found) print "missing"}' "$sync/$1"
