@@ -236,7 +236,7 @@ bool mlx_hw_db_consume(struct mlx_hw_ucontext *uctx)
 	if (!uctx->db_region)
 		return false;
 	if (!mutex_trylock(&uctx->db_lock)) {
-		mlx_hw_engine_kick(to_mdev(uctx->ibx.dev));
+		mlx_hw_engine_kick(to_mdev(uctx->ibx.dev), MLX_HW_KICK_OTHER);
 		return false;
 	}
 	did = mlx_hw_db_drain(uctx, true);

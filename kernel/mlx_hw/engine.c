@@ -141,6 +141,20 @@ static void mlx_hw_engine_set_flags(struct mlx_hw_dev *dev, u32 flags)
 	WRITE_ONCE(dev->engine_page->flags, cpu_to_le32(flags));
 }
 
+static_assert(MLX_HW_CNT_WAKE_OTHER - MLX_HW_CNT_WAKE_STREAM ==
+	      MLX_HW_KICK_OTHER - MLX_HW_KICK_STREAM);
+
+/* A wake-up from sleep, counted with the kick that asked for it. */
+static void mlx_hw_engine_count_wakeup(struct mlx_hw_dev *dev)
+{
+	int why = atomic_read(&dev->kick);
+
+	mlx_hw_count(dev, MLX_HW_CNT_WAKEUPS, 1);
+	if (why >= MLX_HW_KICK_STREAM && why <= MLX_HW_KICK_OTHER)
+		mlx_hw_count(dev, MLX_HW_CNT_WAKE_STREAM + why -
+			     MLX_HW_KICK_STREAM, 1);
+}
+
 /* Sleeps until kicked for work (a WAKE, a timer, a packet, a state change). */
 static void mlx_hw_engine_sleep(struct mlx_hw_dev *dev)
 {
@@ -264,7 +278,7 @@ static int mlx_hw_engine_thread(void *arg)
 		mlx_hw_engine_publish(dev);
 		mlx_hw_engine_set_flags(dev, 0);
 		le64_add_cpu(&dev->engine_page->wakeups, 1);
-		mlx_hw_count(dev, MLX_HW_CNT_WAKEUPS, 1);
+		mlx_hw_engine_count_wakeup(dev);
 		/*
 		 * A thread that slept because its CPU was wanted stays
 		 * yielded: woken by a stream after the back-off, it looks
@@ -340,6 +354,20 @@ static bool mlx_hw_engine_wake_wanted(struct mlx_hw_dev *dev,
 	return gap < READ_ONCE(uctx->wake_len) / 2;
 }
 
+/* Why a WAKE that served its context wakes the thread, or 0: it does not. */
+static enum mlx_hw_kick mlx_hw_engine_wake_why(struct mlx_hw_dev *dev,
+					       struct mlx_hw_ucontext *uctx,
+					       u64 start)
+{
+	if (mlx_hw_sched_busy(dev))
+		return MLX_HW_KICK_WAKE_BUSY;
+	if (mlx_hw_db_hint(uctx))
+		return MLX_HW_KICK_WAKE_RING;
+	if (mlx_hw_engine_wake_wanted(dev, uctx, start))
+		return MLX_HW_KICK_STREAM;
+	return 0;
+}
+
 /*
  * MLX_HW_IOCTL_WAKE: the doorbells the caller's context rang (its ring, not
  * the other contexts', and never a scan) are served right here, in the
@@ -359,16 +387,17 @@ void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 	bool awake = !(le32_to_cpu(READ_ONCE(dev->engine_page->flags)) &
 		       MLX_HW_ENGINE_NEED_WAKEUP);
 	u64 start = local_clock(), end;
+	enum mlx_hw_kick why;
 	int pass;
 
 	for (pass = 0; pass < 4; pass++, rung = 0)
 		if (!mlx_hw_wake_pass(uctx, rung))
 			break;
 	end = local_clock();
+	why = awake ? 0 : mlx_hw_engine_wake_why(dev, uctx, start);
 	if (awake) {
 		mlx_hw_count(dev, MLX_HW_CNT_STALL_WAKES, 1);
-	} else if (mlx_hw_sched_busy(dev) || mlx_hw_db_hint(uctx) ||
-		   mlx_hw_engine_wake_wanted(dev, uctx, start)) {
+	} else if (why) {
 		/*
 		 * Woken already (by an earlier call or the kernel side) but
 		 * not yet running: NEED_WAKEUP stays set until the thread gets
@@ -378,7 +407,7 @@ void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 		 */
 		if (atomic_read(&dev->kick))
 			mlx_hw_count(dev, MLX_HW_CNT_LATE_WAKES, 1);
-		mlx_hw_engine_kick(dev);
+		mlx_hw_engine_kick(dev, why);
 	} else {
 		mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
 	}

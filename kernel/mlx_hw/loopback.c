@@ -136,7 +136,7 @@ int mlx_hw_loopback_xmit(struct mlx_hw_dev *src, const struct mlx_hw_av *av,
 	if (skb)
 		mlx_hw_loopback_deliver(src, skb);
 	else	/* held: the thread's next pass delivers it if nothing else */
-		mlx_hw_engine_kick(src);
+		mlx_hw_engine_kick(src, MLX_HW_KICK_OTHER);
 	if (held)
 		mlx_hw_loopback_deliver(src, held);
 	return 0;

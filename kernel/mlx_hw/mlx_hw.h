@@ -196,6 +196,13 @@ enum mlx_hw_counter {
 	MLX_HW_CNT_YIELDS,
 	MLX_HW_CNT_LATE_WAKES,
 	MLX_HW_CNT_STALL_WAKES,
+	MLX_HW_CNT_WAKE_STREAM,		/* engine_wakeups by enum mlx_hw_kick, */
+	MLX_HW_CNT_WAKE_BUSY,		/* in its order */
+	MLX_HW_CNT_WAKE_RING,
+	MLX_HW_CNT_WAKE_TIMER,
+	MLX_HW_CNT_WAKE_OFFER,
+	MLX_HW_CNT_WAKE_LEFTOVER,
+	MLX_HW_CNT_WAKE_OTHER,
 	MLX_HW_CNT_ODP_FAULTS,
 	MLX_HW_CNT_ODP_FAULT_PAGES,
 	MLX_HW_CNT_ODP_FAULT_ERRORS,
@@ -274,7 +281,7 @@ struct mlx_hw_dev {
 	struct mlx_hw_engine_page *engine_page;	/* engine_region->vaddr */
 	struct task_struct *engine;	/* the engine thread */
 	wait_queue_head_t engine_wq;	/* where it sleeps */
-	atomic_t kick;			/* set by WAKE / kernel events */
+	atomic_t kick;			/* enum mlx_hw_kick: the first since a look */
 	u64 engine_backoff;		/* local_clock(): WAKE leaves it be till */
 	struct task_struct *helper[MLX_HW_MAX_HELPERS];	/* run list helpers */
 	unsigned int nhelpers;		/* started */
@@ -769,9 +776,30 @@ void mlx_hw_sched_stop(struct mlx_hw_dev *dev);
 void mlx_hw_sched_enter(struct mlx_hw_dev *dev);
 bool mlx_hw_sched_run(struct mlx_hw_dev *dev);
 bool mlx_hw_sched_busy(struct mlx_hw_dev *dev);
-void mlx_hw_engine_kick(struct mlx_hw_dev *dev);
+/*
+ * Why the thread is kicked.  The first kick since its last look is kept, and
+ * a sleeping thread it woke counts its wake-up under that cause (hw_counters
+ * engine_wake_*, docs/prm.md 12), so the wake-ups of a run say what asked
+ * for them.  0 is "not kicked".
+ */
+enum mlx_hw_kick {
+	MLX_HW_KICK_STREAM = 1,	/* WAKE: the caller's doorbells are a stream */
+	MLX_HW_KICK_WAKE_BUSY,	/* WAKE: QPs wait on the run list */
+	MLX_HW_KICK_WAKE_RING,	/* WAKE: its ring holds entries it left */
+	MLX_HW_KICK_TIMER,	/* a QP's deadline (ACK timeout, RNR wait) */
+	MLX_HW_KICK_OFFER,	/* a packet whose side could not run where it came */
+	MLX_HW_KICK_LEFTOVER,	/* an inline run left work (budgets, a flush) */
+	MLX_HW_KICK_OTHER,	/* verbs, errors, faults, a locked ring, helpers */
+};
+void mlx_hw_engine_kick(struct mlx_hw_dev *dev, enum mlx_hw_kick why);
 void mlx_hw_engine_beat(struct mlx_hw_dev *dev);
-void mlx_hw_qp_schedule(struct mlx_hw_qp *qp);
+void mlx_hw_qp_schedule_for(struct mlx_hw_qp *qp, enum mlx_hw_kick why);
+
+/* Puts @qp on the run list for a reason of no counter's own. */
+static inline void mlx_hw_qp_schedule(struct mlx_hw_qp *qp)
+{
+	mlx_hw_qp_schedule_for(qp, MLX_HW_KICK_OTHER);
+}
 void mlx_hw_qp_offer(struct mlx_hw_qp *qp, bool send);
 void mlx_hw_qp_run_here(struct mlx_hw_qp *qp);
 void mlx_hw_qp_send_here(struct mlx_hw_qp *qp);

@@ -40,7 +40,7 @@ static enum hrtimer_restart mlx_hw_qp_timer_fn(struct hrtimer *timer)
 	due = mlx_hw_qp_deadline_set(qp);
 	spin_unlock_irqrestore(&qp->timer_lock, flags);
 	if (due)
-		mlx_hw_qp_schedule(qp);
+		mlx_hw_qp_schedule_for(qp, MLX_HW_KICK_TIMER);
 	return HRTIMER_NORESTART;
 }
 

@@ -21,14 +21,17 @@ module_param_named(spin_us, mlx_hw_spin_us, uint, 0644);
 MODULE_PARM_DESC(spin_us, "engine idle spin before sleeping (microseconds)");
 
 /*
- * Records that the thread should look and wakes it if it sleeps; an awake
- * thread sees the kick at its next look without a trip through the wait
- * queue lock.  wq_has_sleeper()'s barrier orders the kick store before the
- * sleeper check, pairing with the one in prepare_to_wait().
+ * Records that the thread should look, and why, and wakes it if it sleeps;
+ * an awake thread sees the kick at its next look without a trip through
+ * the wait queue lock.  Only the first cause since that look is kept: it
+ * is the one that woke a sleeping thread.  wq_has_sleeper()'s barrier
+ * orders the kick store before the sleeper check, pairing with the one in
+ * prepare_to_wait().
  */
-void mlx_hw_engine_kick(struct mlx_hw_dev *dev)
+void mlx_hw_engine_kick(struct mlx_hw_dev *dev, enum mlx_hw_kick why)
 {
-	atomic_set(&dev->kick, 1);
+	if (!atomic_read(&dev->kick))
+		atomic_cmpxchg(&dev->kick, 0, why);
 	if (wq_has_sleeper(&dev->engine_wq))
 		wake_up(&dev->engine_wq);
 }
@@ -64,12 +67,12 @@ void mlx_hw_engine_beat(struct mlx_hw_dev *dev)
 
 /*
  * Puts @qp on its device's run list (with a reference) so that a pass runs
- * it; from any context.  A QP being run is not queued again but marked to
+ * it, kicking the thread for @why if that is needed; from any context.  A QP being run is not queued again but marked to
  * run once more when that run ends, so no two contexts ever run one QP at
  * a time.  A pass under way drains the list before it ends, so only when
  * none is does the thread need a kick.
  */
-void mlx_hw_qp_schedule(struct mlx_hw_qp *qp)
+void mlx_hw_qp_schedule_for(struct mlx_hw_qp *qp, enum mlx_hw_kick why)
 {
 	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
 	bool kick = false;
@@ -84,7 +87,7 @@ void mlx_hw_qp_schedule(struct mlx_hw_qp *qp)
 	}
 	spin_unlock_irqrestore(&dev->run_lock, flags);
 	if (kick)
-		mlx_hw_engine_kick(dev);
+		mlx_hw_engine_kick(dev, why);
 }
 
 /*
@@ -151,7 +154,7 @@ static void mlx_hw_run_inline(struct mlx_hw_qp *qp, bool send)
 				      true);
 	__this_cpu_dec(mlx_hw_inline_depth);
 	if (more)
-		mlx_hw_qp_schedule(qp);
+		mlx_hw_qp_schedule_for(qp, MLX_HW_KICK_LEFTOVER);
 }
 
 /* Whether a packet's side may run here (see above). */
@@ -176,7 +179,7 @@ void mlx_hw_qp_offer(struct mlx_hw_qp *qp, bool send)
 	if (mlx_hw_may_run_inline())
 		mlx_hw_run_inline(qp, send);
 	else if (!mlx_hw_side_again(send ? &qp->send_side : &qp->recv_side))
-		mlx_hw_qp_schedule(qp);
+		mlx_hw_qp_schedule_for(qp, MLX_HW_KICK_OFFER);
 }
 
 /*
@@ -387,7 +390,7 @@ static int mlx_hw_helper_thread(void *arg)
 		 * (a runner drains the list); one still there is the thread's.
 		 */
 		if (!list_empty_careful(&dev->run_list))
-			mlx_hw_engine_kick(dev);
+			mlx_hw_engine_kick(dev, MLX_HW_KICK_OTHER);
 	}
 	return 0;
 }

@@ -19,7 +19,8 @@
 enum {
 	SENT_PKTS, SENT_BYTES, RCVD_PKTS, RCVD_BYTES, RNR_SENT, RNR_RCVD,
 	RETRY_ERR, ERR_CQES, WAKEUPS, INLINE_WAKES, TX_REQ, TX_READ_RESP,
-	TX_ACK, RX_REQ, RX_READ_RESP, RX_ACK, ACK_TIMEOUTS, DROP_QPN, NCNT
+	TX_ACK, RX_REQ, RX_READ_RESP, RX_ACK, ACK_TIMEOUTS, DROP_QPN,
+	WAKE_FIRST, WAKE_LAST = WAKE_FIRST + 6, NCNT
 };
 
 static const char *const names[NCNT] = {
@@ -28,6 +29,10 @@ static const char *const names[NCNT] = {
 	"engine_inline_wakes", "tx_requests", "tx_read_responses", "tx_acks",
 	"rx_requests", "rx_read_responses", "rx_acks", "local_ack_timeout_err",
 	"rx_drop_qpn",
+	/* engine_wakeups by what asked for them: they add up to it */
+	"engine_wake_stream", "engine_wake_run_list", "engine_wake_ring",
+	"engine_wake_timer", "engine_wake_offer", "engine_wake_leftover",
+	"engine_wake_other",
 };
 
 struct snap {
@@ -206,11 +211,13 @@ static int test_flush(struct ut_ctx *c)
 static int test_wakeups(struct ut_ctx *c)
 {
 	const long long lone[NCNT] = { 2, 10, 2, 10, 0, 0, 0, 0, -1, 1,
-				       1, 0, 1, 1, 0, 1, 0, 0 };
+				       1, 0, 1, 1, 0, 1, 0, 0,
+				       [WAKE_FIRST ... WAKE_LAST] = -1 };
 	const long long any[NCNT] = { [0 ... NCNT - 1] = -1 };
 	struct snap s0, s1, s2, d;
 	struct ibv_qp *a, *b;
 	struct ibv_wc wc;
+	long long n;
 	int i;
 
 	if (pair(c, &a, &b) || ut_post_recv(c, b, NULL, UT_DST, 64, 10))
@@ -244,6 +251,10 @@ static int test_wakeups(struct ut_ctx *c)
 		return -1;
 	CHECK(d.v[WAKEUPS] >= 1,
 	      "%d doorbells back to back did not wake the thread", BURST);
+	for (i = WAKE_FIRST, n = 0; i <= WAKE_LAST; i++)
+		n += d.v[i];
+	CHECK(n == d.v[WAKEUPS], "%lld wake-ups, %lld of them with a cause",
+	      d.v[WAKEUPS], n);
 	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
 	return 0;
 }
