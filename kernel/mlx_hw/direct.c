@@ -124,9 +124,15 @@ bool mlx_hw_direct_deliver(struct mlx_hw_qp *from, const struct mlx_hw_av *av,
 		mlx_hw_direct_count(to_mdev(from->ibx.dev), dev, rx, false);
 		mlx_hw_count(dev, MLX_HW_CNT_DIRECT_SEGMENTS, 1);
 	}
-	/* Packets offered to it meanwhile, a flush, a fault: the run list. */
+	/*
+	 * Work offered to it meanwhile (packets, a WAKE of its own process,
+	 * a fault) runs as a packet's would: here if this context may go one
+	 * level down, else by its owner or the run list.  Scheduled from here
+	 * always, it woke the thread for up to one in six messages of a
+	 * loopback ping-pong.
+	 */
 	if (mlx_hw_side_end(&peer->recv_side, false))
-		mlx_hw_qp_schedule(peer);
+		mlx_hw_qp_offer(peer, false);
 out:
 	mlx_hw_qp_put(peer);
 	return done;

@@ -183,9 +183,9 @@ void mlx_hw_qp_offer(struct mlx_hw_qp *qp, bool send)
 }
 
 /*
- * A WAKE caller rang @qp: both its sides run now, in the caller's context
- * (the receive side for the flush of receives posted in ERR, or requests
- * that wait).  Process context.
+ * Both sides of @qp run now, in the caller's context (a WAKE caller rang a
+ * QP in ERR: the receive side flushes the receives it posted).  Process
+ * context.
  */
 void mlx_hw_qp_run_here(struct mlx_hw_qp *qp)
 {
