@@ -91,7 +91,8 @@ static int test_traffic(struct ut_ctx *c)
 	 * last packet), none for the READ (its responses are the answer).
 	 */
 	const long long want[NCNT] = { 13, 10048, 13, 10048, 0, 0, 0, 0, -1, -1,
-				       9, 2, 2, 9, 2, 2, 0, 0 };
+				       9, 2, 2, 9, 2, 2, 0, 0,
+				       [WAKE_FIRST ... WAKE_LAST] = -1 };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
 
@@ -121,7 +122,8 @@ static int test_traffic(struct ut_ctx *c)
 static int test_rnr(struct ut_ctx *c)
 {
 	const long long want[NCNT] = { -1, -1, -1, -1, -1, -1, 0, 0, -1, -1,
-				       -1, 0, -1, -1, 0, -1, 0, 0 };
+				       -1, 0, -1, -1, 0, -1, 0, 0,
+				       [WAKE_FIRST ... WAKE_LAST] = -1 };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
 
@@ -163,7 +165,8 @@ static int test_rnr(struct ut_ctx *c)
 static int test_retry(struct ut_ctx *c)
 {
 	const long long want[NCNT] = { 3, 30, 0, 0, 0, 0, 2, 1, -1, -1,
-				       3, 0, 0, 0, 0, 0, 3, 3 };
+				       3, 0, 0, 0, 0, 0, 3, 3,
+				       [WAKE_FIRST ... WAKE_LAST] = -1 };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
 
@@ -183,7 +186,8 @@ static int test_retry(struct ut_ctx *c)
 static int test_flush(struct ut_ctx *c)
 {
 	const long long want[NCNT] = { 0, 0, 0, 0, 0, 0, 0, 2, -1, -1,
-				       0, 0, 0, 0, 0, 0, 0, 0 };
+				       0, 0, 0, 0, 0, 0, 0, 0,
+				       [WAKE_FIRST ... WAKE_LAST] = -1 };
 	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
 	struct snap s0, s1, d;
 	struct ibv_qp *a, *b;
