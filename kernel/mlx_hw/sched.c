@@ -67,10 +67,11 @@ void mlx_hw_engine_beat(struct mlx_hw_dev *dev)
 
 /*
  * Puts @qp on its device's run list (with a reference) so that a pass runs
- * it, kicking the thread for @why if that is needed; from any context.  A QP being run is not queued again but marked to
- * run once more when that run ends, so no two contexts ever run one QP at
- * a time.  A pass under way drains the list before it ends, so only when
- * none is does the thread need a kick.
+ * it, kicking the thread for @why if that is needed; from any context.  A
+ * QP being run is not queued again but marked to run once more when that
+ * run ends, so no two contexts ever run one QP at a time.  A pass under way
+ * drains the list before it ends, so only when none is does the thread
+ * need a kick.
  */
 void mlx_hw_qp_schedule_for(struct mlx_hw_qp *qp, enum mlx_hw_kick why)
 {
