@@ -279,14 +279,21 @@ static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 {
 	const struct mlx_hw_pkt *pkt = c->pkt;
 	struct mlx_hw_swqe *w = c->w;
-	u32 off = mlx_hw_psn_diff(pkt->psn, w->first_psn) * qp->mtu;
+	u32 i = mlx_hw_psn_diff(pkt->psn, w->first_psn), off = i * qp->mtu;
+	bool last = pkt->mask & MLX_HW_M_LAST;
 	struct mlx_hw_cursor cur;
 	int err;
 
-	/* Full-MTU packets but the last, which ends the message exactly. */
+	/*
+	 * Full-MTU packets but the last, which ends the message exactly; a
+	 * READ sent as several requests (req.c) has a LAST at the end of
+	 * each, and only there.
+	 */
 	if (off + pkt->paylen > w->length ||
-	    (!(pkt->mask & MLX_HW_M_LAST) && pkt->paylen != qp->mtu) ||
-	    ((pkt->mask & MLX_HW_M_LAST) && off + pkt->paylen != w->length)) {
+	    (pkt->paylen != qp->mtu &&
+	     (!last || off + pkt->paylen != w->length)) ||
+	    last != (mlx_hw_split_end(qp, w, pkt->psn) ==
+		     mlx_hw_psn_add(pkt->psn, 1))) {
 		qp->comp.status = MLX_HW_WC_BAD_RESP_ERR;
 		return MLX_HW_COMP_ERROR;
 	}
@@ -300,8 +307,7 @@ static enum mlx_hw_comp_state mlx_hw_comp_read(struct mlx_hw_qp *qp,
 		return mlx_hw_comp_local_err(qp, err);
 	qp->comp.psn = mlx_hw_psn_add(pkt->psn, 1);
 	mlx_hw_comp_progress(qp, pkt->psn);
-	return (pkt->mask & MLX_HW_M_LAST) ? MLX_HW_COMP_WQE_DONE :
-					     MLX_HW_COMP_DONE;
+	return i + 1 == w->npsn ? MLX_HW_COMP_WQE_DONE : MLX_HW_COMP_DONE;
 }
 
 /* An atomic ACK: the original remote value, host order, to the buffer. */

@@ -76,6 +76,27 @@ bool mlx_hw_cwnd_room(struct mlx_hw_qp *qp, u32 psn)
 }
 
 /*
+ * How many response PSNs a new READ request from @psn on may ask for, of
+ * the @rest its READ still needs (req.c): what the window has room for,
+ * so that it bounds READ responses as it bounds a WRITE's packets.  0
+ * while that is less than @rest and less than a max_rd_atomic'th share of
+ * the window (at least MLX_HW_CWND_MIN), so that the requests a responder
+ * takes at once can fill the window; with nothing outstanding, any room.
+ */
+u32 mlx_hw_cwnd_read_room(struct mlx_hw_qp *qp, u32 psn, u32 rest)
+{
+	u32 limit = mlx_hw_cwnd_send_limit(qp);
+	int out = mlx_hw_psn_diff(psn, qp->comp.psn);
+	u32 room = out < (int)limit ? limit - out : 0;
+	u32 share = max_t(u32, MLX_HW_CWND_MIN,
+			  limit / max_t(u32, 1, qp->max_rd_atomic));
+
+	if (room >= rest)
+		return rest;
+	return out && room < share ? 0 : room;
+}
+
+/*
  * Does the packet of @psn, not the last of its message, ask for an ACK
  * (IBA 9.7.2)?  The one that fills the window must, or the requester would
  * wait for the ACK timer; and one half-way through the window does, so that

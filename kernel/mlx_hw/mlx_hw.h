@@ -109,6 +109,13 @@
 #define MLX_HW_CWND_MIN		8
 #define MLX_HW_PKTS_PER_ACKREQ	32
 
+/*
+ * READ requests that do not end their WQE (a READ longer than the
+ * congestion window has room for goes as several) a requester keeps track
+ * of at once (send_window.c).
+ */
+#define MLX_HW_READ_SPLITS	16
+
 /* Packets an input queue holds before arrivals are dropped (congestion). */
 #define MLX_HW_QP_QUEUE_LEN	4096
 
@@ -869,6 +876,7 @@ bool mlx_hw_side_held(struct mlx_hw_side *s);
 /* cwnd.c */
 void mlx_hw_cwnd_reset(struct mlx_hw_qp *qp);
 bool mlx_hw_cwnd_room(struct mlx_hw_qp *qp, u32 psn);
+u32 mlx_hw_cwnd_read_room(struct mlx_hw_qp *qp, u32 psn, u32 rest);
 bool mlx_hw_cwnd_ackreq(struct mlx_hw_qp *qp, u32 psn);
 void mlx_hw_cwnd_acked(struct mlx_hw_qp *qp, u32 npsn);
 void mlx_hw_cwnd_loss(struct mlx_hw_qp *qp, bool timeout);
@@ -946,6 +954,11 @@ u64 mlx_hw_ack_deadline(struct mlx_hw_qp *qp);
 struct mlx_hw_swqe *mlx_hw_window_oldest(struct mlx_hw_qp *qp);
 void mlx_hw_window_retire(struct mlx_hw_qp *qp);
 void mlx_hw_window_rewind(struct mlx_hw_qp *qp, u32 psn);
+u32 mlx_hw_split_outstanding(struct mlx_hw_qp *qp);
+void mlx_hw_split_add(struct mlx_hw_qp *qp, u32 end);
+u32 mlx_hw_split_end(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w,
+		     u32 psn);
+void mlx_hw_split_reset(struct mlx_hw_qp *qp);
 bool mlx_hw_sq_flush(struct mlx_hw_qp *qp);
 
 /* comp.c */

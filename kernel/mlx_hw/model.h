@@ -220,6 +220,14 @@ struct mlx_hw_req {
 	bool wait_db;			/* stopped for want of posted WQEs */
 	u32 sq_pi;			/* SQ producer index as this run began */
 	u8 odp_fault;			/* enum mlx_hw_odp_fault_state (odp.c) */
+	/*
+	 * READ requests sent that do not end their WQE and are not all
+	 * answered, oldest first: the PSN after the last each asks for
+	 * (send_window.c).  A ring from split_head, split_cnt of them.
+	 */
+	u8 split_head;
+	u8 split_cnt;
+	u32 split_end[MLX_HW_READ_SPLITS];
 };
 
 /* Completer states (comp.c); names in comp.c. */
@@ -285,7 +293,8 @@ struct mlx_hw_res {
 			u32 rkey;
 			u32 length;	/* request's bytes */
 			u32 next_psn;	/* next response packet to send */
-			bool active;	/* responses still to send */
+			u32 end_psn;	/* the last to send: last_psn, or
+					 * where a duplicate asks to stop */
 		} read;
 		struct {		/* atomic */
 			u64 orig;	/* original remote data */

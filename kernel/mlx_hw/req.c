@@ -51,6 +51,7 @@ void mlx_hw_req_reset(struct mlx_hw_qp *qp)
 	if (req->odp_fault == MLX_HW_ODP_FAULT_FAILED)
 		req->odp_fault = MLX_HW_ODP_FAULT_IDLE;
 	mlx_hw_cwnd_reset(qp);
+	mlx_hw_split_reset(qp);
 	/* The doorbell ring entry of the next post runs the QP. */
 	req->wait_db = true;
 }
@@ -238,17 +239,45 @@ static enum mlx_hw_req_state mlx_hw_req_fetch(struct mlx_hw_qp *qp,
 	return MLX_HW_REQ_CHECK_LIMITS;
 }
 
-/* READ and atomic WQEs sent and not answered yet. */
+/*
+ * READ requests and atomics sent and not all answered: each holds one of
+ * the responder's max_dest_rd_atomic resources.  A READ or atomic WQE
+ * before the one being sent counts for its last request, and the READ
+ * requests that do not end their WQE count each (send_window.c).
+ */
 static u32 mlx_hw_req_rd_atomic_out(struct mlx_hw_qp *qp)
 {
+	u32 idx, n = mlx_hw_split_outstanding(qp);
 	struct mlx_hw_swqe *w;
-	u32 idx, n = 0;
 
 	for (idx = qp->sq_ci; idx != qp->req.send_idx; idx++) {
 		w = mlx_hw_swqe(qp, idx);
 		n += !w->done && mlx_hw_swqe_rd_atomic(w);
 	}
 	return n;
+}
+
+/*
+ * Where the READ request for packet send_pkt of READ @w ends (the index of
+ * the packet after its last), or 0 while it must wait.  Sent before, it
+ * asks for what it asked for then (send_window.c); new, for what the
+ * congestion window has room for (cwnd.c), and if that is not the rest of
+ * the READ, only while the split can be noted.
+ */
+static u32 mlx_hw_req_read_end(struct mlx_hw_qp *qp,
+			       const struct mlx_hw_swqe *w)
+{
+	struct mlx_hw_req *req = &qp->req;
+	u32 i = req->send_pkt, psn = mlx_hw_psn_add(w->first_psn, i), room;
+
+	if (mlx_hw_psn_diff(psn, req->psn_max) < 0)
+		return mlx_hw_psn_diff(mlx_hw_split_end(qp, w, psn),
+				       w->first_psn);
+	room = mlx_hw_cwnd_read_room(qp, psn, w->npsn - i);
+	if (!room || (i + room < w->npsn &&
+		      mlx_hw_split_outstanding(qp) == MLX_HW_READ_SPLITS))
+		return 0;
+	return i + room;
 }
 
 /*
@@ -259,6 +288,7 @@ static enum mlx_hw_req_state mlx_hw_req_check_limits(struct mlx_hw_qp *qp,
 						     struct mlx_hw_swqe *w)
 {
 	struct mlx_hw_req *req = &qp->req;
+	u32 psn = mlx_hw_psn_add(w->first_psn, req->send_pkt);
 
 	if (w->done)
 		return MLX_HW_REQ_WAIT;	/* failed: waits for its turn */
@@ -268,11 +298,13 @@ static enum mlx_hw_req_state mlx_hw_req_check_limits(struct mlx_hw_qp *qp,
 		if (req->send_idx != qp->sq_ci)
 			return mlx_hw_req_blocked(qp);
 	}
-	if (mlx_hw_swqe_rd_atomic(w) &&
+	/* A request sent again holds the resource it held. */
+	if (mlx_hw_swqe_rd_atomic(w) && mlx_hw_psn_diff(psn, req->psn_max) >= 0 &&
 	    mlx_hw_req_rd_atomic_out(qp) >= max_t(u32, 1, qp->max_rd_atomic))
 		return MLX_HW_REQ_WAIT;
 	if (mlx_hw_qp_reliable(qp->ibx.qp_type) &&
-	    !mlx_hw_cwnd_room(qp, mlx_hw_psn_add(w->first_psn, req->send_pkt)))
+	    (!mlx_hw_cwnd_room(qp, psn) ||
+	     (w->opcode == MLX_HW_OP_RDMA_READ && !mlx_hw_req_read_end(qp, w))))
 		return mlx_hw_req_blocked(qp);
 	return mlx_hw_swqe_is_local(w) ? MLX_HW_REQ_LOCAL_OP :
 					 MLX_HW_REQ_SEND_PKT;
@@ -352,6 +384,7 @@ struct mlx_hw_req_seg {
 	u32 psn;			/* BTH PSN */
 	u32 off;			/* message offset of its payload */
 	u32 paylen;			/* payload bytes */
+	u32 next_pkt;			/* the WQE's packet index after it */
 };
 
 /*
@@ -367,6 +400,9 @@ static void mlx_hw_req_seg(struct mlx_hw_qp *qp, struct mlx_hw_swqe *w,
 	u32 mtu = mlx_hw_req_mtu(qp), i = req->send_pkt;
 	u32 n = rd_atomic ? i + 1 : w->npsn;
 
+	/* A READ request stands for the response PSNs it asks for. */
+	seg->next_pkt = w->opcode == MLX_HW_OP_RDMA_READ ?
+			mlx_hw_req_read_end(qp, w) : i + 1;
 	seg->last = i == n - 1;
 	seg->off = i * mtu;
 	seg->paylen = rd_atomic ? 0 : min(mtu, w->length - seg->off);
@@ -390,16 +426,25 @@ static void mlx_hw_req_hdrs(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w,
 	const struct mlx_hw_opcode_info *info = &mlx_hw_opcode[seg->opcode];
 	const struct mlx_hw_swqe_body *b = qp->req.body;
 	u32 mask = info->mask, dest;
+	u64 end;
 
 	if (mask & MLX_HW_M_XRCETH)
 		mlx_hw_xrceth_set(hdr + info->off[MLX_HW_XRCETH], b->xrc_srqn);
 	if (mask & MLX_HW_M_DETH)
 		mlx_hw_deth_set(hdr + info->off[MLX_HW_DETH],
 				b->ud.remote_qkey, qp->ibx.qp_num);
-	/* A READ sent again asks only for the data not yet received. */
-	if (mask & MLX_HW_M_RETH)
+	/*
+	 * A WRITE's DMA length is the message's; a READ's, the data of the
+	 * PSNs it asks for (sent again, only those not received yet).
+	 */
+	if (mask & MLX_HW_M_RETH) {
+		end = w->length;
+		if (w->opcode == MLX_HW_OP_RDMA_READ)
+			end = min_t(u64, end,
+				    (u64)seg->next_pkt * mlx_hw_req_mtu(qp));
 		mlx_hw_reth_set(hdr + info->off[MLX_HW_RETH], b->raddr + seg->off,
-				b->rkey, w->length - seg->off);
+				b->rkey, end - seg->off);
+	}
 	if (mask & MLX_HW_M_ATMETH)
 		mlx_hw_atmeth_set(hdr + info->off[MLX_HW_ATMETH], b->raddr,
 				  b->rkey, b->swap_add, b->compare);
@@ -575,15 +620,18 @@ static enum mlx_hw_req_state mlx_hw_req_send_pkt(struct mlx_hw_qp *qp,
 			return mlx_hw_req_backoff(qp);
 	}
 	req->tx_backoff = 0;
-	if (mlx_hw_psn_diff(psn, req->psn_max) >= 0)
-		req->psn_max = mlx_hw_psn_add(psn, mlx_hw_swqe_rd_atomic(w) ?
-					      w->npsn - req->send_pkt : 1);
+	if (mlx_hw_psn_diff(psn, req->psn_max) >= 0) {
+		if (mlx_hw_swqe_rd_atomic(w) && seg.next_pkt < w->npsn)
+			mlx_hw_split_add(qp, mlx_hw_psn_add(w->first_psn,
+							    seg.next_pkt));
+		req->psn_max = mlx_hw_psn_add(w->first_psn, seg.next_pkt);
+	}
 	if (reliable && !qp->comp.timeout_at) {
 		qp->comp.timeout_at = mlx_hw_ack_deadline(qp);
 		mlx_hw_qp_arm_timer(qp, qp->comp.timeout_at);
 	}
-	if (!seg.last) {
-		req->send_pkt++;
+	if (seg.next_pkt < w->npsn) {
+		req->send_pkt = seg.next_pkt;
 		return MLX_HW_REQ_NEXT_WQE;
 	}
 	if (!reliable)

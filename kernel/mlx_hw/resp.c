@@ -538,8 +538,8 @@ static enum mlx_hw_resp_state mlx_hw_resp_read_reply(struct mlx_hw_qp *qp,
 	res->read.rkey = mlx_hw_reth_rkey(reth);
 	res->read.length = len;
 	res->read.next_psn = pkt->psn;
+	res->read.end_psn = res->last_psn;
 	res->xrc_srqn = qp->resp.xrc_srqn;
-	res->read.active = true;
 	/* A READ uses one PSN per response packet (IBA 9.7.4.1.4). */
 	r->psn = mlx_hw_psn_add(pkt->psn, n);
 	r->msn = (r->msn + 1) & 0xffffff;

@@ -157,7 +157,7 @@ static int mlx_hw_resp_read_fault(struct mlx_hw_qp *qp,
 static int mlx_hw_resp_read_pkt(struct mlx_hw_qp *qp, struct mlx_hw_res *res)
 {
 	struct mlx_hw_dev *dev = to_mdev(qp->ibx.dev);
-	u32 n = mlx_hw_psn_diff(res->last_psn, res->first_psn) + 1;
+	u32 n = mlx_hw_psn_diff(res->read.end_psn, res->first_psn) + 1;
 	u32 i = mlx_hw_psn_diff(res->read.next_psn, res->first_psn);
 	u32 off = i * qp->mtu, len = min(qp->mtu, res->read.length - off);
 	struct mlx_hw_sgl *src = &qp->resp_scratch; /* wr_dst may hold a WRITE */
@@ -228,7 +228,6 @@ static bool mlx_hw_resp_read_burst(struct mlx_hw_qp *qp,
 			return false;
 		if (err) {
 			/* IBA 9.7.5.2.4: the range became inaccessible. */
-			res->read.active = false;
 			r->read = NULL;
 			mlx_hw_resp_send_ack(qp, MLX_HW_AETH_NAK |
 					     MLX_HW_NAK_REM_ACCESS,
@@ -237,8 +236,7 @@ static bool mlx_hw_resp_read_burst(struct mlx_hw_qp *qp,
 			return true;
 		}
 		(*budget)--;
-		if (res->read.next_psn == res->last_psn) {
-			res->read.active = false;
+		if (res->read.next_psn == res->read.end_psn) {
 			r->read = NULL;
 			return true;
 		}
@@ -282,8 +280,10 @@ static struct mlx_hw_res *mlx_hw_resp_find_res(struct mlx_hw_qp *qp, u32 psn,
 
 /*
  * IBA 9.9.2.1: a duplicate SEND or WRITE is acknowledged again (newest
- * PSN done), a duplicate READ executed again from the PSN it asks for, a
- * duplicate atomic answered from its saved result.
+ * PSN done), a duplicate READ executed again from the PSN it asks for to
+ * the end it asks for (within the READ it repeats, as rxe: a requester that
+ * splits a READ asks again for one of its parts), a duplicate atomic
+ * answered from its saved result.
  */
 enum mlx_hw_resp_state mlx_hw_resp_duplicate(struct mlx_hw_qp *qp,
 					     const struct mlx_hw_rx *rx)
@@ -291,14 +291,19 @@ enum mlx_hw_resp_state mlx_hw_resp_duplicate(struct mlx_hw_qp *qp,
 	const struct mlx_hw_pkt *pkt = &rx->pkt;
 	struct mlx_hw_resp_side *r = &qp->resp;
 	struct mlx_hw_res *res;
+	u32 n;
 
 	if (pkt->mask & MLX_HW_M_READ) {
 		res = mlx_hw_resp_find_res(qp, pkt->psn, MLX_HW_RES_READ);
 		if (!res)
 			return MLX_HW_RESP_DROP;
 		mlx_hw_resp_flush_ack(qp);
+		n = DIV_ROUND_UP(mlx_hw_reth_len(mlx_hw_rx_hdr(rx, MLX_HW_RETH)),
+				 qp->mtu);
 		res->read.next_psn = pkt->psn;
-		res->read.active = true;
+		res->read.end_psn = mlx_hw_psn_add(pkt->psn, max(n, 1u) - 1);
+		if (mlx_hw_psn_diff(res->read.end_psn, res->last_psn) > 0)
+			res->read.end_psn = res->last_psn;
 		r->read = res;
 		return MLX_HW_RESP_CLEANUP;
 	}

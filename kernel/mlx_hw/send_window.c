@@ -180,6 +180,78 @@ void mlx_hw_window_rewind(struct mlx_hw_qp *qp, u32 psn)
 		      req->send_pkt);
 }
 
+/* ---------------- READs sent as several requests ---------------- */
+
+/*
+ * A READ longer than the congestion window has room for goes as several
+ * READ requests (req.c), each for the PSNs the window had room for.  Sent
+ * again after a loss, a request must ask for the same PSNs, no more: the
+ * responder keeps a resource per request, and rxe drops a repeat that asks
+ * past the end of the one it repeats.  So the end of each request that does
+ * not end its WQE is noted until all its responses are in; one that ends
+ * its WQE needs no note.
+ */
+
+/* Forgets the requests whose responses are all in. */
+static void mlx_hw_split_retire(struct mlx_hw_qp *qp)
+{
+	struct mlx_hw_req *req = &qp->req;
+
+	while (req->split_cnt &&
+	       mlx_hw_psn_diff(req->split_end[req->split_head],
+			       qp->comp.psn) <= 0) {
+		req->split_head = (req->split_head + 1) % MLX_HW_READ_SPLITS;
+		req->split_cnt--;
+	}
+}
+
+/* Noted requests outstanding: each holds a resource of the responder. */
+u32 mlx_hw_split_outstanding(struct mlx_hw_qp *qp)
+{
+	mlx_hw_split_retire(qp);
+	return qp->req.split_cnt;
+}
+
+/* A request that does not end its WQE went, for the PSNs before @end. */
+void mlx_hw_split_add(struct mlx_hw_qp *qp, u32 end)
+{
+	struct mlx_hw_req *req = &qp->req;
+
+	/* req.c sends none without room (mlx_hw_split_outstanding()). */
+	if (WARN_ON_ONCE(req->split_cnt == MLX_HW_READ_SPLITS))
+		return;
+	req->split_end[(req->split_head + req->split_cnt) %
+		       MLX_HW_READ_SPLITS] = end;
+	req->split_cnt++;
+}
+
+/*
+ * Where the request sent before for @psn of READ @w ends (the PSN after
+ * its last): the first noted end after @psn if it is within @w, else the
+ * end of @w.
+ */
+u32 mlx_hw_split_end(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w,
+		     u32 psn)
+{
+	struct mlx_hw_req *req = &qp->req;
+	u32 wend = mlx_hw_psn_add(w->first_psn, w->npsn), end, k;
+
+	for (k = 0; k < req->split_cnt; k++) {
+		end = req->split_end[(req->split_head + k) %
+				     MLX_HW_READ_SPLITS];
+		if (mlx_hw_psn_diff(end, psn) > 0)
+			return mlx_hw_psn_diff(end, wend) < 0 ? end : wend;
+	}
+	return wend;
+}
+
+/* Forgets every noted request (RESET, ERR). */
+void mlx_hw_split_reset(struct mlx_hw_qp *qp)
+{
+	qp->req.split_head = 0;
+	qp->req.split_cnt = 0;
+}
+
 /* Flushes outstanding SQ WQEs of a QP in ERR; true if it did any. */
 bool mlx_hw_sq_flush(struct mlx_hw_qp *qp)
 {
@@ -195,6 +267,7 @@ bool mlx_hw_sq_flush(struct mlx_hw_qp *qp)
 	qp->comp.timeout_at = 0;
 	skb_queue_purge(&qp->comp_pkts);
 	qp->comp.direct.valid = false;
+	mlx_hw_split_reset(qp);
 	/* The window first: its entries know the WQEs. */
 	while (qp->sq_ci != req->fetch_idx && budget--) {
 		w = mlx_hw_swqe(qp, qp->sq_ci);

@@ -133,6 +133,7 @@ int ut_rtr(struct ut_ctx *c, struct ibv_qp *qp, uint32_t dqpn)
 }
 
 uint8_t ut_ack_timeout = 10;
+uint8_t ut_max_rd_atomic = 4;
 
 int ut_rts(struct ibv_qp *qp, uint8_t retry_cnt, uint8_t rnr_retry)
 {
@@ -142,7 +143,7 @@ int ut_rts(struct ibv_qp *qp, uint8_t retry_cnt, uint8_t rnr_retry)
 		.timeout = ut_ack_timeout,
 		.retry_cnt = retry_cnt,
 		.rnr_retry = rnr_retry,
-		.max_rd_atomic = 4,
+		.max_rd_atomic = ut_max_rd_atomic,
 	};
 	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 

@@ -55,10 +55,12 @@ struct ibv_qp *ut_qp(struct ut_ctx *c, enum ibv_qp_type type,
 /* INIT -> RTR towards @dqpn (rnr timer code 1, MTU 1024); UD: state only. */
 int ut_rtr(struct ut_ctx *c, struct ibv_qp *qp, uint32_t dqpn);
 /*
- * RTR -> RTS with @retry_cnt and @rnr_retry, and the ACK timeout code
- * ut_ack_timeout (default 10, 4 ms: loopback answers at once).
+ * RTR -> RTS with @retry_cnt and @rnr_retry, the ACK timeout code
+ * ut_ack_timeout (default 10, 4 ms: loopback answers at once) and
+ * ut_max_rd_atomic (default 4).
  */
 extern uint8_t ut_ack_timeout;
+extern uint8_t ut_max_rd_atomic;
 int ut_rts(struct ibv_qp *qp, uint8_t retry_cnt, uint8_t rnr_retry);
 /* Both QPs INIT -> RTR -> RTS towards each other. */
 int ut_connect(struct ut_ctx *c, struct ibv_qp *a, struct ibv_qp *b,

@@ -3,8 +3,9 @@
  * hw_counters - the port counters of docs/prm.md 12 (sysfs
  * ports/1/hw_counters) move by exactly what known traffic between two QPs
  * of the device causes: packets of each kind (requests, READ responses,
- * ACKs) and payload bytes both ways, RNR NAKs sent and received, transport
- * retries and ACK timeouts, drops, error CQEs, engine wake-ups.  Nothing
+ * ACKs) and payload bytes both ways, also of a long READ sent as several
+ * requests, RNR NAKs sent and received, transport retries and ACK
+ * timeouts, drops, error CQEs, engine wake-ups.  Nothing
  * else may use the device while it runs (the VM suite runs tests one at a
  * time).
  *
@@ -115,6 +116,61 @@ static int test_traffic(struct ut_ctx *c)
 	if (deltas(&s0, &s1, want, &d))
 		return -1;
 	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b), "destroy");
+	return 0;
+}
+
+/*
+ * READ @len bytes of SRC into DST; the counters must move by @want, and
+ * the READ requests sent (tx_requests) be between @min and @max.
+ */
+static int read_moves(struct ut_ctx *c, struct ibv_qp *a, uint32_t len,
+		      const long long *want, long long min, long long max)
+{
+	struct snap s0, s1, d;
+
+	ut_fill(c->buf + UT_SRC, len, len);
+	memset(c->buf + UT_DST, 0, len);
+	if (snapshot(c, &s0) ||
+	    ut_post_send(c, a, IBV_WR_RDMA_READ, UT_DST, len, 1,
+			 (uintptr_t)c->buf + UT_SRC, c->mr->rkey) ||
+	    ut_expect(c, 1, IBV_WC_SUCCESS, NULL) || snapshot(c, &s1))
+		return -1;
+	CHECK(!memcmp(c->buf + UT_SRC, c->buf + UT_DST, len), "data of %u B",
+	      len);
+	if (deltas(&s0, &s1, want, &d))
+		return -1;
+	CHECK(d.v[TX_REQ] >= min && d.v[TX_REQ] <= max &&
+	      d.v[RX_REQ] == d.v[TX_REQ],
+	      "READ of %u B: %lld requests sent, %lld received, expected %lld..%lld",
+	      len, d.v[TX_REQ], d.v[RX_REQ], min, max);
+	return 0;
+}
+
+/*
+ * A READ longer than the congestion window (128 PSNs, never cut here) goes
+ * as several requests, each answered FIRST to LAST, so that the window
+ * bounds its responses (docs/wire.md 14.3): 1 MiB at MTU 1024 is 1024
+ * PSNs.  With max_rd_atomic 1, each request waits for the one before to be
+ * answered and asks for the whole window: 8 requests.  With 4, a request
+ * goes once a quarter of the window is free: 8 to 32 of them.
+ */
+static int test_read_split(struct ut_ctx *c)
+{
+	const long long want[NCNT] = { -1, 1 << 20, -1, 1 << 20, 0, 0, 0, 0,
+				       -1, -1, -1, 1024, 0, -1, 1024, 0, 0, 0,
+				       [WAKE_FIRST ... WAKE_LAST] = -1 };
+	struct ibv_qp *a, *b, *a1, *b1;
+	int err;
+
+	if (pair(c, &a, &b) || read_moves(c, a, UT_BUF_SIZE, want, 8, 32))
+		return -1;
+	ut_max_rd_atomic = 1;
+	err = pair(c, &a1, &b1);
+	ut_max_rd_atomic = 4;
+	if (err || read_moves(c, a1, UT_BUF_SIZE, want, 8, 8))
+		return -1;
+	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_qp(b) &&
+	      !ibv_destroy_qp(a1) && !ibv_destroy_qp(b1), "destroy");
 	return 0;
 }
 
@@ -265,6 +321,7 @@ static int test_wakeups(struct ut_ctx *c)
 
 static const struct ut_test tests[] = {
 	{ "traffic", test_traffic },
+	{ "read_split", test_read_split },
 	{ "rnr", test_rnr },
 	{ "retry", test_retry },
 	{ "flush", test_flush },
