@@ -621,7 +621,7 @@ static enum mlx_hw_req_state mlx_hw_req_send_pkt(struct mlx_hw_qp *qp,
 	}
 	req->tx_backoff = 0;
 	if (mlx_hw_psn_diff(psn, req->psn_max) >= 0) {
-		if (mlx_hw_swqe_rd_atomic(w) && seg.next_pkt < w->npsn)
+		if (w->opcode == MLX_HW_OP_RDMA_READ && seg.next_pkt < w->npsn)
 			mlx_hw_split_add(qp, mlx_hw_psn_add(w->first_psn,
 							    seg.next_pkt));
 		req->psn_max = mlx_hw_psn_add(w->first_psn, seg.next_pkt);

@@ -192,14 +192,19 @@ void mlx_hw_window_rewind(struct mlx_hw_qp *qp, u32 psn)
  * its WQE needs no note.
  */
 
+/* The @k-th oldest noted end. */
+static u32 *mlx_hw_split_slot(struct mlx_hw_req *req, u32 k)
+{
+	return &req->split_end[(req->split_head + k) % MLX_HW_READ_SPLITS];
+}
+
 /* Forgets the requests whose responses are all in. */
 static void mlx_hw_split_retire(struct mlx_hw_qp *qp)
 {
 	struct mlx_hw_req *req = &qp->req;
 
 	while (req->split_cnt &&
-	       mlx_hw_psn_diff(req->split_end[req->split_head],
-			       qp->comp.psn) <= 0) {
+	       mlx_hw_psn_diff(*mlx_hw_split_slot(req, 0), qp->comp.psn) <= 0) {
 		req->split_head = (req->split_head + 1) % MLX_HW_READ_SPLITS;
 		req->split_cnt--;
 	}
@@ -220,9 +225,7 @@ void mlx_hw_split_add(struct mlx_hw_qp *qp, u32 end)
 	/* req.c sends none without room (mlx_hw_split_outstanding()). */
 	if (WARN_ON_ONCE(req->split_cnt == MLX_HW_READ_SPLITS))
 		return;
-	req->split_end[(req->split_head + req->split_cnt) %
-		       MLX_HW_READ_SPLITS] = end;
-	req->split_cnt++;
+	*mlx_hw_split_slot(req, req->split_cnt++) = end;
 }
 
 /*
@@ -237,8 +240,7 @@ u32 mlx_hw_split_end(struct mlx_hw_qp *qp, const struct mlx_hw_swqe *w,
 	u32 wend = mlx_hw_psn_add(w->first_psn, w->npsn), end, k;
 
 	for (k = 0; k < req->split_cnt; k++) {
-		end = req->split_end[(req->split_head + k) %
-				     MLX_HW_READ_SPLITS];
+		end = *mlx_hw_split_slot(req, k);
 		if (mlx_hw_psn_diff(end, psn) > 0)
 			return mlx_hw_psn_diff(end, wend) < 0 ? end : wend;
 	}
