@@ -208,11 +208,13 @@ IBX_CMD(close_xrcd)
 }
 
 /* Links a new handle @uo of a TGT QP; xrcd_lock held. */
-static void ibx_xrc_tgt_add_handle(struct ibx_xrc_tgt *tgt,
+static void ibx_xrc_tgt_add_handle(struct ibx_core_dev *core,
+				   struct ibx_xrc_tgt *tgt,
 				   struct ibx_uobj *uo)
 {
 	unsigned long flags;
 
+	lockdep_assert_held(&core->xrcd_lock);
 	tgt->nhandles++;
 	spin_lock_irqsave(&tgt->lock, flags);
 	list_add_tail(&uo->tgt_node, &tgt->handles);
@@ -324,7 +326,7 @@ int ibx_xrc_tgt_create(struct ibx_cmd *c, struct ib_uverbs_ex_create_qp *cmd,
 	((struct ibx_xrcd_core *)xrcd->core_priv)->refs++;
 	list_add_tail(&tgt->node,
 		      &((struct ibx_xrcd_core *)xrcd->core_priv)->tgt_qps);
-	ibx_xrc_tgt_add_handle(tgt, uo);
+	ibx_xrc_tgt_add_handle(core, tgt, uo);
 	mutex_unlock(&core->xrcd_lock);
 	ibx_uobj_add_dep(uo, xrcd_uo);
 	*out = uo;
@@ -368,7 +370,7 @@ IBX_CMD(open_qp)
 	mutex_lock(&core->xrcd_lock);
 	list_for_each_entry(tgt, &xc->tgt_qps, node) {
 		if (tgt->qp->qp_num == cmd.qpn) {
-			ibx_xrc_tgt_add_handle(tgt, uo);
+			ibx_xrc_tgt_add_handle(core, tgt, uo);
 			ret = 0;
 			break;
 		}

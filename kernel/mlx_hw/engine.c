@@ -360,12 +360,27 @@ static enum mlx_hw_kick mlx_hw_engine_wake_why(struct mlx_hw_dev *dev,
 					       u64 start)
 {
 	if (mlx_hw_sched_busy(dev))
-		return MLX_HW_KICK_WAKE_BUSY;
+		return MLX_HW_KICK_WAKE_RUN_LIST;
 	if (mlx_hw_db_hint(uctx))
 		return MLX_HW_KICK_WAKE_RING;
 	if (mlx_hw_engine_wake_wanted(dev, uctx, start))
 		return MLX_HW_KICK_STREAM;
 	return 0;
+}
+
+/*
+ * A WAKE kicks the thread for @why.  If it was kicked already (by an earlier
+ * call or the kernel side) but is not yet running, NEED_WAKEUP stays set
+ * until it gets a CPU, and each doorbell meanwhile costs a call.  Counted,
+ * since how long that lasts is the scheduler's doing (and a host's, under a
+ * VM).
+ */
+static void mlx_hw_engine_wake_kick(struct mlx_hw_dev *dev,
+				    enum mlx_hw_kick why)
+{
+	if (atomic_read(&dev->kick))
+		mlx_hw_count(dev, MLX_HW_CNT_LATE_WAKES, 1);
+	mlx_hw_engine_kick(dev, why);
 }
 
 /*
@@ -394,22 +409,14 @@ void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 		if (!mlx_hw_wake_pass(uctx, rung))
 			break;
 	end = local_clock();
-	why = awake ? 0 : mlx_hw_engine_wake_why(dev, uctx, start);
 	if (awake) {
 		mlx_hw_count(dev, MLX_HW_CNT_STALL_WAKES, 1);
-	} else if (why) {
-		/*
-		 * Woken already (by an earlier call or the kernel side) but
-		 * not yet running: NEED_WAKEUP stays set until the thread gets
-		 * a CPU, and each doorbell meanwhile costs a call.  Counted,
-		 * since how long that lasts is the scheduler's doing (and a
-		 * host's, under a VM).
-		 */
-		if (atomic_read(&dev->kick))
-			mlx_hw_count(dev, MLX_HW_CNT_LATE_WAKES, 1);
-		mlx_hw_engine_kick(dev, why);
 	} else {
-		mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
+		why = mlx_hw_engine_wake_why(dev, uctx, start);
+		if (why)
+			mlx_hw_engine_wake_kick(dev, why);
+		else
+			mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
 	}
 	/* Racing threads of one context: a lost update shifts one decision. */
 	WRITE_ONCE(uctx->wake_len, end - start);

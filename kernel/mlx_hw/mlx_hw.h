@@ -204,7 +204,7 @@ enum mlx_hw_counter {
 	MLX_HW_CNT_LATE_WAKES,
 	MLX_HW_CNT_STALL_WAKES,
 	MLX_HW_CNT_WAKE_STREAM,		/* engine_wakeups by enum mlx_hw_kick, */
-	MLX_HW_CNT_WAKE_BUSY,		/* in its order */
+	MLX_HW_CNT_WAKE_RUN_LIST,	/* in its order */
 	MLX_HW_CNT_WAKE_RING,
 	MLX_HW_CNT_WAKE_TIMER,
 	MLX_HW_CNT_WAKE_OFFER,
@@ -791,7 +791,7 @@ bool mlx_hw_sched_busy(struct mlx_hw_dev *dev);
  */
 enum mlx_hw_kick {
 	MLX_HW_KICK_STREAM = 1,	/* WAKE: the caller's doorbells are a stream */
-	MLX_HW_KICK_WAKE_BUSY,	/* WAKE: QPs wait on the run list */
+	MLX_HW_KICK_WAKE_RUN_LIST, /* WAKE: QPs wait on the run list */
 	MLX_HW_KICK_WAKE_RING,	/* WAKE: its ring holds entries it left */
 	MLX_HW_KICK_TIMER,	/* a QP's deadline (ACK timeout, RNR wait) */
 	MLX_HW_KICK_OFFER,	/* a packet whose side could not run where it came */

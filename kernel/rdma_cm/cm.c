@@ -284,6 +284,7 @@ static void cm_deliver(struct cm_id *id);
  */
 void cm_queue_event(struct cm_id *id, struct cm_work *w)
 {
+	lockdep_assert_held(&id->mutex);
 	if (!w) {
 		pr_warn_ratelimited("id %#x: an event was lost (no memory)\n",
 				    id->local_id);
