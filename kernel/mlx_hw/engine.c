@@ -340,7 +340,11 @@ void mlx_hw_engine_stop(struct mlx_hw_dev *dev)
  * the guest believes spare, which under a VM is often its host's and its
  * peer's, and the next doorbell is better served in its own call again,
  * as rxe serves every post.  The measure is the caller's own, so another
- * process's doorbells do not make its exchange look like a stream.
+ * process's doorbells do not make its exchange look like a stream.  The
+ * time a WAKE took is the shorter of the last two: one preempted call
+ * (its vCPU taken by the host, say) would otherwise make the next doorbell
+ * of an exchange look like a stream's, which woke the thread about once a
+ * millisecond in a ping-pong, one VM or two.
  */
 static bool mlx_hw_engine_wake_wanted(struct mlx_hw_dev *dev,
 				      struct mlx_hw_ucontext *uctx, u64 start)
@@ -351,7 +355,8 @@ static bool mlx_hw_engine_wake_wanted(struct mlx_hw_dev *dev,
 		return false;
 	if ((s64)(start - READ_ONCE(dev->engine_backoff)) < 0)
 		return false;
-	return gap < READ_ONCE(uctx->wake_len) / 2;
+	return gap < min(READ_ONCE(uctx->wake_len),
+			 READ_ONCE(uctx->wake_len_prev)) / 2;
 }
 
 /* Why a WAKE that served its context wakes the thread, or 0: it does not. */
@@ -419,6 +424,7 @@ void mlx_hw_engine_wake(struct mlx_hw_dev *dev, struct mlx_hw_ucontext *uctx,
 			mlx_hw_count(dev, MLX_HW_CNT_INLINE_WAKES, 1);
 	}
 	/* Racing threads of one context: a lost update shifts one decision. */
+	WRITE_ONCE(uctx->wake_len_prev, READ_ONCE(uctx->wake_len));
 	WRITE_ONCE(uctx->wake_len, end - start);
 	WRITE_ONCE(uctx->wake_end, end);
 }

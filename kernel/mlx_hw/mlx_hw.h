@@ -345,9 +345,10 @@ struct mlx_hw_ucontext {
 	__le32 *db_entry;		/* the slots */
 	struct mutex db_lock;		/* one consumer at a time */
 	u32 db_ci;			/* private consumer index */
-	/* The context's last MLX_HW_IOCTL_WAKE (engine.c), local_clock(). */
-	u64 wake_end;			/* when it returned */
-	u64 wake_len;			/* how long it ran */
+	/* The context's last MLX_HW_IOCTL_WAKEs (engine.c), local_clock(). */
+	u64 wake_end;			/* when the last returned */
+	u64 wake_len;			/* how long the last ran */
+	u64 wake_len_prev;		/* how long the one before ran */
 };
 
 static inline struct mlx_hw_ucontext *to_muctx(struct ibx_ucontext *u)
