@@ -9,24 +9,36 @@
 #include <net/ipv6.h>
 #include "mlx_hw.h"
 
-/* A deadline is set: ACK timeout, RNR wait, back-off of either side. */
-static bool mlx_hw_qp_deadline_set(struct mlx_hw_qp *qp)
+/* The earliest deadline set (ACK timeout, RNR wait, back-off), 0 if none. */
+static u64 mlx_hw_qp_next_deadline(struct mlx_hw_qp *qp)
 {
-	return READ_ONCE(qp->comp.timeout_at) || READ_ONCE(qp->req.wait_until) ||
-	       READ_ONCE(qp->resp.wait_until);
+	u64 d[] = { READ_ONCE(qp->comp.timeout_at), READ_ONCE(qp->req.wait_until),
+		    READ_ONCE(qp->resp.wait_until) };
+	u64 next = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(d); i++)
+		if (d[i] && (!next || d[i] < next))
+			next = d[i];
+	return next;
 }
 
 /*
- * The timer only puts the QP on the run list; the engine checks why.  A
- * timer left armed when nothing was outstanding any more (comp.c stops
- * cancelling it: two hrtimer calls per message of a ping-pong) finds no
- * deadline, and wakes nobody.
+ * The timer only puts the QP on the run list; the engine checks why.  The
+ * data path moves deadlines later without moving the timer (comp.c stops
+ * cancelling it: two hrtimer calls per message of a ping-pong), so the
+ * timer often fires before any deadline is due.  It then sets itself for
+ * the earliest one again here, in the timer's own context: scheduling the
+ * QP for that woke the engine thread once per ACK timeout of every busy
+ * QP, and each such wake-up takes a vCPU a polling application holds.
+ * With no deadline left it wakes nobody.
  */
 static enum hrtimer_restart mlx_hw_qp_timer_fn(struct hrtimer *timer)
 {
 	struct mlx_hw_qp *qp = container_of(timer, struct mlx_hw_qp, timer);
 	unsigned long flags;
-	bool due;
+	bool later;
+	u64 next;
 
 	spin_lock_irqsave(&qp->timer_lock, flags);
 	WRITE_ONCE(qp->timer_at, 0);
@@ -34,12 +46,20 @@ static enum hrtimer_restart mlx_hw_qp_timer_fn(struct hrtimer *timer)
 	 * timer_at cleared before the deadlines are read: pairs with the
 	 * barrier in mlx_hw_qp_arm_timer() between a deadline's store and
 	 * its look at timer_at, so that either this sees the deadline or the
-	 * arming sees the timer gone and starts it again.
+	 * arming sees the timer gone (or set later than it needs, below:
+	 * the lock orders that) and starts it again.
 	 */
 	smp_mb();
-	due = mlx_hw_qp_deadline_set(qp);
+	next = mlx_hw_qp_next_deadline(qp);
+	later = next && next > ktime_get_ns();
+	if (later) {
+		WRITE_ONCE(qp->timer_at, next);
+		hrtimer_set_expires(timer, ns_to_ktime(next));
+	}
 	spin_unlock_irqrestore(&qp->timer_lock, flags);
-	if (due)
+	if (later)
+		return HRTIMER_RESTART;
+	if (next)
 		mlx_hw_qp_schedule_for(qp, MLX_HW_KICK_TIMER);
 	return HRTIMER_NORESTART;
 }
