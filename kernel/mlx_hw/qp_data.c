@@ -12,15 +12,9 @@
 /* The earliest deadline set (ACK timeout, RNR wait, back-off), 0 if none. */
 static u64 mlx_hw_qp_next_deadline(struct mlx_hw_qp *qp)
 {
-	u64 d[] = { READ_ONCE(qp->comp.timeout_at), READ_ONCE(qp->req.wait_until),
-		    READ_ONCE(qp->resp.wait_until) };
-	u64 next = 0;
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(d); i++)
-		if (d[i] && (!next || d[i] < next))
-			next = d[i];
-	return next;
+	return min_not_zero(min_not_zero(READ_ONCE(qp->comp.timeout_at),
+					 READ_ONCE(qp->req.wait_until)),
+			    READ_ONCE(qp->resp.wait_until));
 }
 
 /*
