@@ -227,6 +227,7 @@ static int ibx_cmd_run(struct ibx_ufile *uf, const char __user *buf,
 	struct ibx_cmd c = { .uf = uf };
 	int ret;
 
+	lockdep_assert_held_read(&uf->teardown_rwsem);
 	def = ibx_cmd_lookup(uf->core->ibdev->ops, hdr.command);
 	if (IS_ERR(def))
 		return PTR_ERR(def);

@@ -5,20 +5,30 @@
  * two-phase create: a handle is reserved, the driver creates the object,
  * the response is written, and only then does the handle resolve.
  *
- * All of this runs under the file's cmd_mutex (commands) or with its
- * teardown_rwsem held for write (close, disassociation).
+ * All of this but the QP object allocators (kverbs.c's kernel QPs use
+ * them too, with no file) runs under the file's cmd_mutex (commands) or
+ * with its teardown_rwsem held for write (close, disassociation).
  */
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include "core_priv.h"
 
+/* What the header says: a command of @uf runs, or its teardown. */
+static inline void ibx_ufile_assert_locked(struct ibx_ufile *uf)
+{
+	lockdep_assert(lockdep_is_held(&uf->cmd_mutex) ||
+		       lockdep_is_held_type(&uf->teardown_rwsem, 0));
+}
+
 struct ibx_uobj *ibx_uobj_alloc(struct ibx_ufile *uf,
 				const struct ibx_uobj_type *cls,
 				size_t obj_size)
 {
-	struct ibx_uobj *uo = kzalloc(sizeof(*uo), GFP_KERNEL);
+	struct ibx_uobj *uo;
 
+	ibx_ufile_assert_locked(uf);
+	uo = kzalloc(sizeof(*uo), GFP_KERNEL);
 	if (!uo)
 		return NULL;
 	uo->obj = cls->alloc_obj ? cls->alloc_obj(uf) :
@@ -56,10 +66,12 @@ void ibx_qp_obj_free(const struct ibx_device_ops *ops, void *obj)
 
 int ibx_uobj_reserve(struct ibx_uobj *uo)
 {
-	/* A NULL entry reserves the index; xa_load() returns NULL for it. */
-	int ret = xa_alloc(&uo->ufile->handles, &uo->handle, NULL, xa_limit_32b,
-			   GFP_KERNEL);
+	int ret;
 
+	ibx_ufile_assert_locked(uo->ufile);
+	/* A NULL entry reserves the index; xa_load() returns NULL for it. */
+	ret = xa_alloc(&uo->ufile->handles, &uo->handle, NULL, xa_limit_32b,
+		       GFP_KERNEL);
 	if (!ret)
 		uo->reserved = true;
 	return ret;
@@ -67,6 +79,7 @@ int ibx_uobj_reserve(struct ibx_uobj *uo)
 
 void ibx_uobj_publish(struct ibx_uobj *uo)
 {
+	ibx_ufile_assert_locked(uo->ufile);
 	xa_store(&uo->ufile->handles, uo->handle, uo, GFP_KERNEL);
 	list_add_tail(&uo->list, &uo->ufile->uobjs);
 	uo->published = true;
@@ -76,6 +89,7 @@ void ibx_uobj_add_dep(struct ibx_uobj *uo, struct ibx_uobj *dep)
 {
 	int i;
 
+	ibx_ufile_assert_locked(uo->ufile);
 	if (!dep)
 		return;
 	for (i = 0; i < IBX_MAX_DEPS; i++) {
@@ -119,6 +133,7 @@ const char *const ibx_obj_type_names[IBX_OBJ_NTYPES] = {
 
 void ibx_uobj_free_uncreated(struct ibx_uobj *uo)
 {
+	ibx_ufile_assert_locked(uo->ufile);
 	if (uo->cls->free_uncreated)
 		uo->cls->free_uncreated(uo);
 	ibx_uobj_free(uo);
@@ -134,6 +149,7 @@ static void ibx_uobj_hw_destroy(struct ibx_uobj *uo)
 
 void ibx_uobj_destroy(struct ibx_uobj *uo)
 {
+	ibx_ufile_assert_locked(uo->ufile);
 	ibx_uobj_hw_destroy(uo);
 	ibx_uobj_free(uo);
 }
@@ -141,8 +157,10 @@ void ibx_uobj_destroy(struct ibx_uobj *uo)
 struct ibx_uobj *ibx_uobj_lookup(struct ibx_ufile *uf, u32 handle,
 				 enum ibx_obj_type type)
 {
-	struct ibx_uobj *uo = xa_load(&uf->handles, handle);
+	struct ibx_uobj *uo;
 
+	ibx_ufile_assert_locked(uf);
+	uo = xa_load(&uf->handles, handle);
 	return uo && uo->type == type ? uo : NULL;
 }
 
@@ -154,8 +172,10 @@ struct ibx_uobj *ibx_uobj_lookup(struct ibx_ufile *uf, u32 handle,
 struct ibx_uobj *ibx_uobj_lookup_write(struct ibx_ufile *uf, u32 handle,
 				       enum ibx_obj_type type)
 {
-	struct ibx_uobj *uo = xa_load(&uf->handles, handle);
+	struct ibx_uobj *uo;
 
+	ibx_ufile_assert_locked(uf);
+	uo = xa_load(&uf->handles, handle);
 	if (!uo)
 		return ERR_PTR(-ENOENT);
 	return uo->type == type ? uo : ERR_PTR(-EINVAL);
