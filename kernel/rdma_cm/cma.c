@@ -16,6 +16,7 @@
 #include <linux/random.h>
 #include <linux/xarray.h>
 #include <linux/inetdevice.h>
+#include <linux/rtnetlink.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
 #include <rdma/ib_user_sa.h>
@@ -588,6 +589,7 @@ void cma_netdev_changed(struct net_device *ndev)
 	struct cma_device *cdev;
 	struct cma_id *id;
 
+	ASSERT_RTNL();
 	mutex_lock(&cma_dev_lock);
 	list_for_each_entry(cdev, &cma_dev_list, node) {
 		list_for_each_entry(id, &cdev->ids, dev_node) {

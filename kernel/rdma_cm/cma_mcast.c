@@ -13,7 +13,7 @@
 #include <linux/rtnetlink.h>
 #include "cma_priv.h"
 
-/* ip_mc_inc_group/ip_mc_dec_group on the id's netdev (under RTNL). */
+/* ip_mc_inc_group/ip_mc_dec_group on the id's netdev, taking RTNL. */
 static int cma_igmp(struct net *net, int ifindex, const union ibx_gid *mgid,
 		    bool join)
 {

@@ -222,6 +222,7 @@ static void ucma_take_events(struct ucma_file *file, struct ucma_context *ctx,
 {
 	struct ucma_event *e, *tmp;
 
+	lockdep_assert_held(&file->mut);
 	list_for_each_entry_safe(e, tmp, &file->event_list, list) {
 		if (e->ctx != ctx || (mc && e->mc != mc))
 			continue;

@@ -387,6 +387,7 @@ static int ucma_accept_id(struct ucma_context *ctx,
 {
 	int ret;
 
+	lockdep_assert_held(&ctx->cid->lock);
 	if (!c->conn_param.valid)
 		return cma_accept(ctx->cid, NULL);
 	ret = cma_accept(ctx->cid, &c->conn_param);

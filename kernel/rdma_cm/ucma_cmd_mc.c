@@ -16,6 +16,7 @@ static void ucma_drop_mc_events(struct ucma_file *file,
 {
 	struct ucma_event *e, *tmp;
 
+	lockdep_assert_held(&file->mut);
 	list_for_each_entry_safe(e, tmp, &file->event_list, list) {
 		if (e->mc != mc)
 			continue;
