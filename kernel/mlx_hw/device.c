@@ -20,6 +20,8 @@ struct mlx_hw_dev *mlx_hw_dev_by_ndev_rcu(struct net_device *ndev)
 {
 	struct mlx_hw_dev *dev;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "mlx_hw_dev_by_ndev_rcu() without RCU");
 	list_for_each_entry_rcu(dev, &mlx_hw_devices, list)
 		if (dev->ndev == ndev)
 			return READ_ONCE(dev->port_active) ? dev : NULL;
@@ -38,6 +40,8 @@ struct mlx_hw_dev *mlx_hw_local_dev(struct mlx_hw_dev *src,
 	struct net *net = mlx_hw_dev_net(src);
 	struct mlx_hw_dev *dev;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "mlx_hw_local_dev() without RCU");
 	list_for_each_entry_rcu(dev, &mlx_hw_devices, list)
 		if ((!active || READ_ONCE(dev->port_active)) &&
 		    net_eq(mlx_hw_dev_net(dev), net) &&

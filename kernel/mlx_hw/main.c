@@ -331,6 +331,7 @@ static void mlx_hw_netdev_speed_event(struct net_device *ndev)
 	struct mlx_hw_dev *dev;
 	u8 speed, width;
 
+	ASSERT_RTNL();
 	spin_lock(&mlx_hw_devices_lock);
 	dev = mlx_hw_find_by_ndev(ndev);
 	spin_unlock(&mlx_hw_devices_lock);

@@ -213,6 +213,7 @@ void mlx_hw_rcv(struct mlx_hw_dev *dev, struct sk_buff *skb)
 	struct mlx_hw_qp *qp;
 	union ibx_gid dgid;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "mlx_hw_rcv() without RCU");
 	why = mlx_hw_rcv_check_hdr(skb);
 	if (why)
 		goto drop;
