@@ -259,6 +259,7 @@ bool mlx_hw_apm_retries_exhausted(struct mlx_hw_qp *qp)
 {
 	bool migrated = false;
 
+	mlx_hw_side_assert_owned(&qp->send_side);
 	if (READ_ONCE(qp->mig_state) != IBX_MIG_ARMED)
 		return false;
 	mlx_hw_path_write_begin(qp);

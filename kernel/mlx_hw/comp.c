@@ -477,6 +477,7 @@ bool mlx_hw_comp_direct(struct mlx_hw_qp *qp)
 	struct mlx_hw_rx rx = {};
 	u8 hdr[MLX_HW_HDR_MAX];
 
+	mlx_hw_side_assert_owned(&qp->send_side);
 	if (!a->valid)
 		return false;
 	a->valid = false;

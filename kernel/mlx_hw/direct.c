@@ -75,6 +75,7 @@ static bool mlx_hw_direct_ready(struct mlx_hw_qp *peer, struct mlx_hw_qp *from,
 	struct mlx_hw_resp_side *r = &peer->resp;
 	int state = READ_ONCE(peer->state);
 
+	mlx_hw_side_assert_owned(&peer->recv_side);
 	if ((state != IBX_QPS_RTR && state != IBX_QPS_RTS &&
 	     state != IBX_QPS_SQD) ||
 	    peer->ibx.qp_type != from->ibx.qp_type)
@@ -98,6 +99,7 @@ bool mlx_hw_direct_deliver(struct mlx_hw_qp *from, const struct mlx_hw_av *av,
 	struct mlx_hw_qp *peer = NULL;
 	bool done = false;
 
+	mlx_hw_side_assert_owned(&from->send_side);
 	rcu_read_lock();
 	dev = mlx_hw_local_dev(to_mdev(from->ibx.dev), &av->dgid, true);
 	if (dev)

@@ -93,10 +93,7 @@ static enum mlx_hw_resp_state mlx_hw_resp_retry_nak(struct mlx_hw_qp *qp,
 	return MLX_HW_RESP_NAK;
 }
 
-/*
- * What each error state answers (IBA 9.9.3 responder error classes; 9.7.4
- * for the sequence NAK and RNR).
- */
+/* What each error state answers (IBA 9.9.3; 9.7.4 for sequence NAK and RNR). */
 static enum mlx_hw_resp_state mlx_hw_resp_error(struct mlx_hw_qp *qp,
 						const struct mlx_hw_rx *rx,
 						enum mlx_hw_resp_state err)
@@ -708,6 +705,7 @@ bool mlx_hw_resp_request(struct mlx_hw_qp *qp, const struct mlx_hw_rx *rx)
 {
 	enum mlx_hw_resp_state state = MLX_HW_RESP_CHECK_PSN;
 
+	mlx_hw_side_assert_owned(&qp->recv_side);
 	qp->resp.recv_status = 0;
 	mlx_hw_resp_comm_est(qp);
 	for (;;) {

@@ -36,6 +36,7 @@ static void mlx_hw_direct_answer(struct mlx_hw_qp *qp, u8 syndrome, u32 psn,
 	enum mlx_hw_counter why;
 	struct mlx_hw_av av;
 
+	mlx_hw_side_assert_owned(&to->send_side);
 	mlx_hw_qp_dbg(qp, "direct answer 0x%x psn %u\n", syndrome, psn);
 	/* What recv.c checks of an ACK: it comes from the peer's address. */
 	mlx_hw_qp_av(qp, &av);
