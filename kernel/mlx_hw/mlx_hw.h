@@ -26,16 +26,51 @@
  *               (send_window.c), retransmits, and completes WQEs,
  *   cqe.c       writes CQEs and raises completion events.
  *
- * The files are layers: a file calls only files below it (checked by
- * tests/hca/layers.unittest on the built objects).  At the top the
- * verbs (main.c, verbs.c, cq.c, qp.c; srq.c, mr.c, mw.c, mcast.c lower)
- * and the engine (engine.c, doorbell.c); then the packet machine, in the
- * order above but from the sending end down, since responder and
- * completer send too; then what it works on (qp_data.c, data.c, odp.c,
- * apm.c, cwnd.c); and at the bottom what all of them use (sched.c,
- * side.c, obj.c, trace.c, device.c, mmap.c, opcode.c).  The one way back
- * up is the scheduler's call of a QP's run, through struct
- * mlx_hw_sched_ops, as rxe_task.c calls its task's function.
+ * The files are layers, listed here from the top down.  A file calls only
+ * files of its own layer or of the layers below it, and none calls,
+ * directly or through others, a file that calls it back: both are checked
+ * on the built objects (nm) by tests/hca/layers.unittest, which reads this
+ * list.
+ *
+ *   module:     main.c debugfs.c
+ *   verbs:      verbs.c kverbs.c qp.c cq.c mr.c
+ *   engine:     engine.c doorbell.c
+ *   requester:  req.c direct.c
+ *   runs:       comp.c resp.c
+ *   answers:    resp_tx.c ecn.c
+ *   packets:    pkt.c
+ *   transport:  loopback.c net.c recv.c
+ *   windows:    swqe.c send_window.c resp_rq.c ack_guard.c apm.c
+ *   state:      qp_data.c device.c data.c odp.c cwnd.c
+ *   objects:    srq.c mw.c mcast.c cqe.c
+ *   services:   sched.c side.c obj.c mmap.c opcode.c trace.c
+ *
+ * At the top the module (netdev binding, debugfs) and the verbs (kverbs.c:
+ * the kernel consumers' data path); then the engine (what a run does, and
+ * the doorbells that ask for runs); then the packet machine from the
+ * sending end down to the receive path, responder and completer above
+ * the making of packets since they send too: the requester (and direct.c,
+ * which runs a local responder on a segment), completer and responder,
+ * what they send back (resp_tx.c, and ecn.c's CNPs), the making of
+ * packets (pkt.c), the transports and the receive path (recv.c).  Below
+ * them what the sides keep (the send window and its parsed WQEs, receive
+ * WQEs, the PSN an ACK names, the paths and migration state of APM); the
+ * state of QPs and devices and the data they move (the QP timer and
+ * address vectors, the device list and counters, scatter/gather lists and
+ * copies, ODP, the congestion window); the objects the data path looks up
+ * (SRQs, remote keys, multicast groups) and the CQ ring it writes; and at
+ * the bottom what all of them use: when and where a QP runs (sched.c,
+ * side.c), the end of objects (obj.c), mmap regions, the opcode table and
+ * the trace.
+ *
+ * Three calls go back up, through pointers, which nm does not see: the
+ * scheduler calls a QP's run through the device's struct
+ * mlx_hw_sched_ops (engine.c's side runs, apm.c's service, loopback.c's
+ * held packet), as rxe_task.c calls its task's function; net.c calls
+ * main.c's mlx_hw_destroy_net_devices() when a namespace goes away,
+ * through the mlx_hw_net_gone hook that main.c hands to mlx_hw_net_init();
+ * and obj.c calls mr.c's mlx_hw_mr_holders() through mlx_hw_obj_drain()'s
+ * @holders, to log who still holds an MR whose deregistration waits long.
  */
 #ifndef MLX_HW_H
 #define MLX_HW_H
