@@ -2,8 +2,8 @@
 # prints "name value" for every hw_counter of port 1 of $DEV (ours' and
 # rxe's alike), read without a fork per counter (a fork costs in TCG), and
 # hw_moved prints what moved since a snapshot.  Pair tests publish their
-# deltas as "name delta" lines in $sync/a and $sync/b; d and expect read
-# them, expect sets fail=1.
+# deltas as "name delta" lines in $sync/a and $sync/b (hw_publish, and
+# hw_await for the peer's); d and expect read them, expect sets fail=1.
 hw_snapshot() {
 	local f v
 	for f in /sys/class/infiniband/$DEV/ports/1/hw_counters/*; do
@@ -13,6 +13,16 @@ hw_snapshot() {
 hw_moved() {	# hw_moved SNAPSHOT-FILE: "name delta" of the counters that moved
 	hw_snapshot | awk 'NR == FNR { was[$1] = $2; next }
 		$2 != was[$1] { print $1, $2 - was[$1] }' "$1" -
+}
+hw_publish() {	# hw_publish SNAPSHOT: every counter's delta since SNAPSHOT into $sync/$ROLE
+	# join: both lists come from the same glob, so in the same order.
+	join <(echo "$1") <(hw_snapshot) | awk '{printf "%s %.0f\n", $1, $3 - $2}' >"$sync/$ROLE.tmp" &&
+		mv "$sync/$ROLE.tmp" "$sync/$ROLE"	# the peer sees the whole file or none
+}
+hw_await() {	# hw_await SIDE: waits up to 60 s for SIDE's published deltas
+	for _ in $(seq 600); do [ -f "$sync/$1" ] && return 0; sleep 0.1; done
+	echo "FAIL: $1's counters never came"
+	return 1
 }
 d() {	# d SIDE NAME: the delta of counter NAME on SIDE
 	awk -v n="$2" '$1 == n {print $2; found = 1} END {if (!found) print "missing"}' "$sync/$1"
