@@ -2,7 +2,8 @@
 /*
  * obj.c - the end of an object the engine looks up (QP, CQ, SRQ, MR, MW):
  * its destroy waits for the references the engine's runs hold.  Taking
- * and dropping them are inlines of mlx_hw.h.  A leaf.
+ * and dropping them are inlines of mlx_hw.h.  A leaf: the one call out is
+ * the @holders its caller hands mlx_hw_obj_drain().
  */
 #include <linux/completion.h>
 #include "mlx_hw.h"

@@ -6,8 +6,9 @@
  * docs/prm.md 2.3): a WAKE caller's, the wire's softirq; and the kick and
  * heartbeat of the thread.  What a run does is the engine's, reached
  * through the device's mlx_hw_sched_ops, so this file is a leaf: it calls
- * nothing of the engine's by name, as rxe_task.c calls its task's func.
- * A side runs in one context at a time (side.c).
+ * nothing of the engine's by name, as rxe_task.c calls its task's func,
+ * and by name only side.c, which makes a side run in one context at a
+ * time.
  */
 #include <linux/kthread.h>
 #include <linux/sched.h>
