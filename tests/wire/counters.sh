@@ -1,22 +1,26 @@
 # counters.sh - sourced by wire tests and scripts/bench-guest: hw_snapshot
 # prints "name value" for every hw_counter of port 1 of $DEV (ours' and
 # rxe's alike), read without a fork per counter (a fork costs in TCG), and
-# hw_moved prints what moved since a snapshot.  Pair tests publish their
-# deltas as "name delta" lines in $sync/a and $sync/b (hw_publish, and
-# hw_await for the peer's); d and expect read them, expect sets fail=1.
+# hw_deltas and hw_moved print what moved since a snapshot (every counter,
+# or those that moved).  Pair tests publish their deltas as "name delta"
+# lines in $sync/a and $sync/b (hw_publish, and hw_await for the peer's);
+# d and expect read them, expect sets fail=1.
 hw_snapshot() {
 	local f v
 	for f in /sys/class/infiniband/$DEV/ports/1/hw_counters/*; do
 		if [ -f "$f" ] && read -r v <"$f"; then echo "${f##*/} $v"; fi
 	done
 }
-hw_moved() {	# hw_moved SNAPSHOT-FILE: "name delta" of the counters that moved
+hw_deltas() {	# hw_deltas SNAPSHOT-FILE: "name delta" of every counter since it
+	# %.0f: a byte count beyond 2^31 in full, not in mawk's exponent form
 	hw_snapshot | awk 'NR == FNR { was[$1] = $2; next }
-		$2 != was[$1] { print $1, $2 - was[$1] }' "$1" -
+		{ printf "%s %.0f\n", $1, $2 - was[$1] }' "$1" -
 }
-hw_publish() {	# hw_publish SNAPSHOT: every counter's delta since SNAPSHOT into $sync/$ROLE
-	# join: both lists come from the same glob, so in the same order.
-	join <(echo "$1") <(hw_snapshot) | awk '{printf "%s %.0f\n", $1, $3 - $2}' >"$sync/$ROLE.tmp" &&
+hw_moved() {	# hw_moved SNAPSHOT-FILE: "name delta" of the counters that moved
+	hw_deltas "$1" | awk '$2 != 0'
+}
+hw_publish() {	# hw_publish SNAPSHOT-FILE: hw_deltas into $sync/$ROLE, for the peer
+	hw_deltas "$1" >"$sync/$ROLE.tmp" &&
 		mv "$sync/$ROLE.tmp" "$sync/$ROLE"	# the peer sees the whole file or none
 }
 hw_await() {	# hw_await SIDE: waits up to 60 s for SIDE's published deltas
